@@ -312,7 +312,7 @@ class LoweredArrays:
     source: KernelSource
     assumed: tuple[ast.expr, ...] = ()
     assertions: tuple[Assertion, ...] = ()
-    returned_views: tuple[tuple[int, Returned], ...] = ()
+    returned_views: tuple[tuple[tuple[int, ...], Returned], ...] = ()
     reshapes: tuple[SizeMatch, ...] = ()
     sizes: tuple[tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]], ...] = ()  # computed: name, factors, divisors
     computed: tuple[tuple[str, str], ...] = ()  # sizes the call computes from Python source: name, source
@@ -435,7 +435,8 @@ class Lowering:
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
-        self.returned_views: dict[int, Returned] = {}  # position in the final return -> the view
+        self.returned_views: dict[tuple[int, ...], Returned] = {}  # path in the final return -> the view
+        self.assignments_at_return = 0
         self.reshapes: list[SizeMatch] = []  # element counts the call-time checks compare
         self.written: tuple[ast.stmt, str] | None = None  # the array the assignment being lowered stores into
         self.reshaped: set[str] = set()  # the arrays reshape copies made
@@ -668,6 +669,10 @@ class Lowering:
             return node.id in self.names or node.id in self.selections  # (p = x[mask]: p.max() reduces)
         if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
             return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.keywords \
+                and module_of(node.func.value, self.globals) == "np" \
+                and isinstance(getattr(np, node.func.attr, None), np.ufunc):
+            return True  # np.add(a, b, dtype=np.float32) of scalars too: the NumPy lowering's (ufunc_in_dtype)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names:
             items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             return len(items) < self.names[node.value.id].rank \
@@ -978,54 +983,84 @@ class Lowering:
             self.any_changed = True
             named = ast.copy_location(ast.Return(ast.copy_location(ast.Name(name, ast.Load()), stmt.value)), stmt)
             return self.lower_stmt(chosen) + self.lower_stmt(named)
-        elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
-        values: list[ast.expr] = []
-        changed = False
-        start = self.assignments
-        for elt in elts:
-            name = elt.id if isinstance(elt, ast.Name) else self.fresh("ret")
-            if not isinstance(elt, ast.Name):
-                assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
-                self.assignments = start  # the items bind fresh names only: each reads what the return reads
-                lowered = self.lower_stmt(assign)
-                if len(lowered) == 1 and lowered[0] is assign and not is_allocation(elt, self.globals):
-                    values.append(elt)  # no NumPy in it: return it as written
-                    continue
-                before.extend(lowered)
-                changed = self.any_changed = True  # (return np.zeros(n): a local array, returned)
-                if name in self.selections:  # return x[x > 0]
-                    raise self.error(elt, "a boolean-mask selection returned (its length depends on the data: "
-                                     "a data-dependent shape); return np.where(mask, x, 0) or reduce it (np.sum, "
-                                     "np.prod, np.mean of the selection are supported)", "boolean mask")
-            entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
-            if entry is not None and not isinstance(elt, ast.Name) and (not entry.live or entry.stale):
-                # (an item 'a if c else b' bound by an if statement: not one array after it)
-                raise self.error(elt, "a returned item computed in branches that give arrays of different extents "
-                                 "or kinds (not one array after them); return from each branch instead",
-                                 "array temporary")
-            view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
-            if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
-                self.returned_views[len(values)] = view
-                values.append(ast.copy_location(ast.Name(view.name, ast.Load()), elt))
-                changed = True
-                continue
-            if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
-                name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
-            if entry is not None and entry.kind in ("view", "iota"):
-                copied = self.fresh("ret")
-                call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
-                before.extend(self.lower_stmt(ast.copy_location(ast.Assign([ast.Name(copied, ast.Store())], call),
-                                                                elt)))
-                name, entry, changed = copied, self.names.get(copied), True
-            if entry is not None and entry.array != name:
-                name, changed = entry.array, True  # a rebound temporary: its latest array
-            values.append(ast.copy_location(ast.Name(name, ast.Load()), elt))
+        self.assignments_at_return = self.assignments
+        value, changed = self.returned_item(stmt.value, (), before)
         if not changed:
             return [stmt]
-        value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
-            isinstance(stmt.value, ast.Tuple) else values[0]
         return before + [ast.copy_location(ast.Return(value), stmt)]
+
+    def returned_item(self, elt: ast.expr, path: tuple[int, ...], before: list[ast.stmt]) -> tuple[ast.expr, bool]:
+        """One item of the final return at ``path`` (its positions in the nested tuples; ``()``
+        the whole value) as the expression the return gives back, the statements binding it
+        appended to ``before``; whether anything changed.  A tuple display inside the returned
+        tuple (``return a, np.divmod(x, y)``, ``return (m, s), x``) is a tuple of items again, as
+        NumPy returns it nested."""
+        if isinstance(elt, ast.Tuple):
+            items = [self.returned_item(e, (*path, k), before) for k, e in enumerate(elt.elts)]
+            if not any(changed for _, changed in items):
+                return elt, False
+            return ast.copy_location(ast.Tuple([e for e, _ in items], ast.Load()), elt), True
+        extents = self.returned_shape(elt, before)
+        if extents is not None:  # return Y.shape of a temporary: the tuple of its extents (Python ints)
+            return self.returned_item(extents, path, before)[0], True
+        name = elt.id if isinstance(elt, ast.Name) else self.fresh("ret")
+        changed = False
+        if not isinstance(elt, ast.Name):
+            assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
+            self.assignments = self.assignments_at_return  # the items bind fresh names: each reads what the return does
+            lowered = self.lower_stmt(assign)
+            if len(lowered) == 1 and lowered[0] is assign and not is_allocation(elt, self.globals):
+                return elt, False  # no NumPy in it: return it as written
+            before.extend(lowered)
+            changed = self.any_changed = True  # (return np.zeros(n): a local array, returned)
+            if name in self.selections:  # return x[x > 0]
+                raise self.error(elt, "a boolean-mask selection returned (its length depends on the data: "
+                                 "a data-dependent shape); return np.where(mask, x, 0) or reduce it (np.sum, "
+                                 "np.prod, np.mean of the selection are supported)", "boolean mask")
+        entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
+        if entry is not None and not isinstance(elt, ast.Name) and (not entry.live or entry.stale):
+            # (an item 'a if c else b' bound by an if statement: not one array after it)
+            raise self.error(elt, "a returned item computed in branches that give arrays of different extents "
+                             "or kinds (not one array after them); return from each branch instead",
+                             "array temporary")
+        view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
+        if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
+            self.returned_views[path] = view
+            return ast.copy_location(ast.Name(view.name, ast.Load()), elt), True
+        if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
+            name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
+        if entry is not None and entry.kind in ("view", "iota"):
+            copied = self.fresh("ret")
+            call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
+            before.extend(self.lower_stmt(ast.copy_location(ast.Assign([ast.Name(copied, ast.Store())], call),
+                                                            elt)))
+            name, entry, changed = copied, self.names.get(copied), True
+        if entry is not None and entry.array != name:
+            name, changed = entry.array, True  # a rebound temporary: its latest array
+        return ast.copy_location(ast.Name(name, ast.Load()), elt), changed
+
+    def returned_shape(self, elt: ast.expr, before: list[ast.stmt]) -> ast.Tuple | None:
+        """A returned ``E.shape`` of an array expression the lowering knows (a temporary, a view,
+        ``(X * 2).shape``, ``np.vstack(...).shape``) as the tuple ``(t.shape[0], ...)``, ``t``
+        ``E``'s name or a fresh name bound to ``E`` first (NumPy evaluates ``E`` too); None for
+        anything else (an argument's shape is frontend.rewrite's)."""
+        if not (isinstance(elt, ast.Attribute) and elt.attr == "shape" and self.array_valued(elt.value)):
+            return None
+        base = elt.value
+        if not isinstance(base, ast.Name):
+            base = ast.copy_location(ast.Name(self.fresh("shp"), ast.Load()), elt.value)
+            assign = ast.copy_location(ast.Assign([ast.Name(base.id, ast.Store())], elt.value), elt.value)
+            self.assignments = self.assignments_at_return
+            before.extend(self.lower_stmt(assign))
+        entry = self.lookup(base)
+        if entry is None:
+            return None
+        dims: list[ast.expr] = [ast.Subscript(ast.Attribute(ast.Name(base.id, ast.Load()), "shape", ast.Load()), ast.Constant(d),
+                              ast.Load()) for d in range(entry.rank)]
+        made = ast.copy_location(ast.Tuple(dims, ast.Load()), elt)
+        _locate(made, elt)
+        return made
 
     def returned_branches(self, stmt: ast.Return, name: str, value: ast.expr) -> ast.stmt:
         """``name = value`` with each ``a if c else b`` of ``value``'s top (nested in its branches
@@ -1499,6 +1534,17 @@ class Lowering:
                              "keep where the loop stopped and slice there (k = i + 1; break ... return out[:k])",
                              "early return of an array")
         if name in self.scalars:
+            nothing = next((n for n in walk(self.source.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                            and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name
+                            and isinstance(n.value, ast.Constant) and n.value.value is None
+                            and id(n) not in self.source.foreign), None)
+            if nothing is not None:  # result = None ... result = x.copy(): NumPy code's "no array yet"
+                line = self.source.first_line + nothing.lineno - 1
+                raise self.error(stmt, f"{name!r} is bound to None (line {line}) and to an array here: a "
+                                 "local that is None on some paths and an array on others is not supported (a "
+                                 "local starting as None may take numbers only); bind the array from the start "
+                                 f"({name} = x.copy() or np.zeros(...)) and keep 'not yet' in a flag "
+                                 "(found = False ... found = True)", "None then an array")
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
         if value.base in self.reshaped and self.whole_temporary(value):  # a reshape's copy: the name's own array
@@ -2125,8 +2171,11 @@ class Lowering:
                 self.changed = True
                 return self.length(entry.extents[d])
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "shape" and isinstance(node.value.value, ast.Subscript):
-            view = self.value(node.value.value)  # x[1:].shape[0]: a slice's extent (a helper's argument)
+                and node.value.attr == "shape" and not isinstance(node.value.value, ast.Name) \
+                and self.array_valued(node.value.value):
+            # x[1:].shape[0]: a slice's extent (a helper's argument); np.vstack((M, M)).shape[0],
+            # (X @ Y).shape[1]: the value's, computed as NumPy computes it
+            view = self.value(node.value.value)
             d = _int_const(node.slice)
             if view.rank and d is not None and -view.rank <= d < view.rank:
                 self.changed = True
@@ -3773,13 +3822,14 @@ class Lowering:
     def written_value(self, call: ast.Call) -> str | None:
         """Python source the call evaluates for ``call``'s ``x`` as the user wrote it, where that
         read a NumPy call the rewrite wrote as loops (``KernelSource.written_x``: the call of
-        ``np.bincount(np.digitize(x, b))``), the locals it went through bound once and never
-        changed in the kernel as it is now; None otherwise."""
+        ``np.bincount(np.digitize(x, b))``), the locals it went through bound once (or only by
+        top-level bindings, written out as they stand at the call) and never changed in place in
+        the kernel as it is now; None otherwise."""
         entry = self.source.written_x.get(id(call))
         if entry is None or entry[0] is not call:
             return None
-        _, written, locals_ = entry
-        if any(self.stores[n] != 1 or n in self.mutated or n in self.viewed for n in locals_):
+        _, written, once, rebound = entry
+        if any(self.stores[n] != 1 for n in once) or any(n in self.mutated or n in self.viewed for n in once | rebound):
             return None
         # the arguments it reads: never bound, nor written in place, nor through a view (the
         # helpers' loops read them as elements, e = x[i], which _views_of counts too)
@@ -4421,8 +4471,16 @@ class Lowering:
             return extent
         factors = [sym_of(f) for f in _factors(extent.node)]
         if len(factors) < 2 or not all(f.is_const() or is_affine(f.node, self.params) for f in factors):
+            # h // t of a size and an integer argument (not affine): at the top level of the body, a
+            # size the call computes before anything runs (frontend.call_sizes), as Python computes
+            # it there (t == 0: Python's ZeroDivisionError); the element counts are checked per call
+            computed = self.call_time_size(extent.node) if self.at_top else None
+            if computed is not None:
+                return computed
             raise self.error(node, f"reshape() with extent {extent.text!r}: new extents must be products of "
-                             "sizes and integer arguments (affine each) that do not change in a loop", "reshape")
+                             "sizes and integer arguments (affine each) that do not change in a loop, or, at the "
+                             "top level of the body, integer expressions of arguments the kernel never assigns "
+                             "(h // t)", "reshape")
         return self.size_product(factors)
 
     def size_product(self, factors: list[Sym], divisors: list[Sym] | None = None) -> Sym:
@@ -4580,6 +4638,11 @@ class Lowering:
             same = v.rank and not v.vtype.weak and v.vtype.dtype == wanted
             cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if wanted == "bool" else wanted, ast.Load())
             args.append(a if same else ast.copy_location(ast.Call(cast, [a], []), a))
+        self.changed = True  # (the keyword is gone, of scalars too)
+        if name in _BINARY_UFUNCS and not any(self.peek(a).rank for a in node.args):
+            # of scalars: the operator of the converted operands (np.add(a, b, dtype=np.float32):
+            # np.float32(a) + np.float32(b), NumPy's float32 scalar)
+            return self.value(ast.copy_location(ast.BinOp(args[0], _BINARY_UFUNCS[name](), args[1]), node))
         return self.value(ast.copy_location(ast.Call(node.func, args, []), node))
 
     def value_dtype(self, node: ast.expr) -> str | None:

@@ -374,6 +374,32 @@ def numpy_median_rows(a):
     return np.where(np.isnan(y[:, n - 1]), y[:, n - 1], m)  # NaN sorts last: that row's median is NaN
 
 
+def numpy_nanmedian(a):
+    y = numpy_sort(a)
+    n = y.shape[0]
+    k = n - np.sum(np.isnan(y))  # NaN sorts last: the median of the first k
+    m = y[n - 1] * 1.0  # every element NaN: NumPy returns that NaN
+    if k > 0:
+        m = y[(k - 1) // 2] * 1.0
+        if k % 2 == 0:
+            m = (m + y[k // 2]) / 2
+    return m
+
+
+def numpy_nanmedian_rows(a):
+    y = numpy_sort_rows(a)
+    n = y.shape[1]
+    m = y[:, n - 1] * 1.0  # a row of NaN only: NaN, as NumPy fills it
+    for i in range(y.shape[0]):
+        k = n - np.sum(np.isnan(y[i]))  # NaN sorts last: the median of the row's first k
+        if k > 0:
+            v = y[i, (k - 1) // 2] * 1.0
+            if k % 2 == 0:
+                v = (v + y[i, k // 2]) / 2
+            m[i] = v
+    return m
+
+
 def numpy_percentile(a, q):
     assert 0.0 <= q <= 1.0, "Percentiles must be in the range [0, 100]"  # q / 100 here
     return numpy_quantile(a, q)
@@ -543,13 +569,15 @@ ONE_ARRAY_HELPERS: dict[str, Callable] = {"max": builtin_max, "min": builtin_min
 NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
     "polyval": (numpy_polyval_value, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
+    "nanmedian": (None, numpy_nanmedian),
     "digitize": (numpy_digitize_value, numpy_digitize),
     "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
     "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at),
     "ufunc.at_pairs": (numpy_ufunc_at_pairs_each, numpy_ufunc_at_pairs)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
 NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": numpy_argsort_rows,
-                                          "median": numpy_median_rows, "quantile": numpy_quantile_rows,
+                                          "median": numpy_median_rows, "nanmedian": numpy_nanmedian_rows,
+                                          "quantile": numpy_quantile_rows,
                                           "percentile": numpy_percentile_rows}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}

@@ -15,6 +15,7 @@ arguments, number constants, ``+ - * / // %`` and unary minus, and the calls ``i
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from polyfuse.model.scop import Argument
 
@@ -125,8 +126,14 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
     (``bindings``: their values, of such forms too); None otherwise.  The call then computes what
     the undecorated function computes there (``np.bincount`` of a computed array: its length)."""
     args = {a.name for a in arguments if a.name in unchanged}
+    ranks = {a.name: a.rank for a in arguments if a.kind == "array"}
 
     def expand(n: ast.expr, depth: int) -> ast.expr | None:
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
+                and isinstance(n.value.value, ast.Name) and n.value.value.id in ranks \
+                and isinstance(n.slice, ast.Constant) and type(n.slice.value) is int \
+                and -ranks[n.value.value.id] <= n.slice.value < ranks[n.value.value.id]:
+            return n  # an array argument's extent (edges.shape[0] - 2): a Python int at the call
         if isinstance(n, ast.Name):
             if n.id in args:
                 return n
@@ -184,17 +191,23 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
 
 
 def written_arguments(body: list[ast.stmt], globals_: dict,
-                      helpers: set[str]) -> dict[int, tuple[ast.AST, ast.expr, frozenset[str]]]:
+                      helpers: set[str]) -> dict[int, tuple[ast.AST, ast.expr, frozenset[str], frozenset[str]]]:
     """The ``np.bincount`` calls of ``body`` whose ``x`` reads, in the call or through locals
-    bound once at the top level (``idx = np.digitize(x, edges)``), a NumPy call that the rewrite
+    bound at the top level (``idx = np.digitize(x, edges)``), a NumPy call that the rewrite
     writes as a helper with loops (``helpers``: np.searchsorted, np.digitize): id(call) -> (call,
-    ``x`` with those locals written out, the locals).  The lowering can no longer see that
-    expression in the loops; it evaluates this one at the call (``call_time_array``) where the
-    locals are still bound once and never changed there."""
+    ``x`` with those locals written out, the locals bound once, the locals bound more than once).
+    A local every binding of which is a top-level ``name = value`` (np40: ``i = np.searchsorted(e,
+    x) - 1`` then ``i = np.clip(i, 0, k - 1)``) is written out as the binding before the
+    statement of the call, whose own reads of it are the binding before it, as Python runs the
+    straight-line top level.  The lowering can no longer see that expression in the loops; it
+    evaluates this one at the call (``call_time_array``) where the locals are never changed in
+    place there."""
     stores = store_counts(body)
-    bindings = {s.targets[0].id: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
-                and isinstance(s.targets[0], ast.Name) and stores.get(s.targets[0].id) == 1}
-    found: dict[int, tuple[ast.AST, ast.expr, frozenset[str]]] = {}
+    top = Counter(s.targets[0].id for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], ast.Name))
+    rebindable = {n for n, c in top.items() if c == stores[n]}  # every binding a top-level name = value
+    versions: dict[str, tuple[ast.expr, frozenset[str]]] = {}  # name -> its value now, written out; the locals
+    found: dict[int, tuple[ast.AST, ast.expr, frozenset[str], frozenset[str]]] = {}
     for stmt in body:
         for call in walk(stmt):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "bincount"
@@ -202,35 +215,44 @@ def written_arguments(body: list[ast.stmt], globals_: dict,
                 continue
             x = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "x"), None)
             used: set[str] = set()
-            written = _expanded(x, bindings, used, 0) if x is not None else None
+            written = _written_out(x, versions, used) if x is not None else None
             if written is not None and any(
                     isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in helpers
                     and module_of(n.func.value, globals_) == "np" for n in walk(written)):
-                found[id(call)] = (call, written, frozenset(used))
+                found[id(call)] = (call, written, frozenset(n for n in used if stores[n] == 1),
+                                   frozenset(n for n in used if stores[n] > 1))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id in rebindable:
+            used = {stmt.targets[0].id}
+            value = _written_out(stmt.value, versions, used)
+            if value is None:
+                versions.pop(stmt.targets[0].id, None)
+            else:
+                versions[stmt.targets[0].id] = (value, frozenset(used))
     return found
 
 
-def _expanded(node: ast.expr, bindings: dict[str, ast.expr], used: set[str], depth: int) -> ast.expr | None:
-    """``node`` (a copy) with the names of ``bindings`` replaced by their values, recursively
-    (``used`` gains them); None past a depth of 8."""
-    if depth > 8:
-        return None
+def _written_out(node: ast.expr, versions: dict[str, tuple[ast.expr, frozenset[str]]],
+                 used: set[str]) -> ast.expr | None:
+    """A copy of ``node`` with each name of ``versions`` replaced by its value there (written out
+    already: no recursion); ``used`` gains the locals they went through.  None where a value is
+    very large (a chain of rebindings doubling it)."""
     copy = ast.parse(ast.unparse(node), mode="eval").body
+    if isinstance(copy, ast.Name) and copy.id in versions:
+        value, through = versions[copy.id]
+        used.update(through)
+        return ast.parse(ast.unparse(value), mode="eval").body
     for n in list(walk(copy)):
         for name, child in ast.iter_fields(n):
             values = child if isinstance(child, list) else [child]
-            if not any(isinstance(v, ast.Name) and v.id in bindings for v in values):
+            if not any(isinstance(v, ast.Name) and v.id in versions for v in values):
                 continue
             new = []
             for v in values:
-                if isinstance(v, ast.Name) and v.id in bindings:
-                    used.add(v.id)
-                    v = _expanded(bindings[v.id], bindings, used, depth + 1)
-                    if v is None:
-                        return None
+                if isinstance(v, ast.Name) and v.id in versions:
+                    value, through = versions[v.id]
+                    used.update(through)
+                    v = ast.parse(ast.unparse(value), mode="eval").body
                 new.append(v)
             setattr(n, name, new if isinstance(child, list) else new[0])
-    if isinstance(copy, ast.Name) and copy.id in bindings:
-        used.add(copy.id)
-        return _expanded(bindings[copy.id], bindings, used, depth + 1)
-    return copy
+    return copy if len(ast.unparse(copy)) < 4000 else None

@@ -568,7 +568,7 @@ class BuiltinHelpers(ast.NodeTransformer):
             return node
         stable = [self.rw.placed(ast.Constant(str(_constant(given.get("kind"))) in ("stable", "mergesort")), node)]
         extra = stable if name == "argsort" else []
-        axis = _axis(given.get("axis", ast.Constant(None if name in ("median", "quantile", "percentile") else -1)))
+        axis = _axis(given.get("axis", ast.Constant(None if name in _NONE_AXIS else -1)))
         if name in ("quantile", "percentile"):
             return self._quantiles(node, name, given["q"], a, rank, axis)
         if axis is ...:
@@ -582,7 +582,7 @@ class BuiltinHelpers(ast.NodeTransformer):
         if axis in (-1, 1):
             return self._helper_call(NUMPY_ROW_HELPERS[name], [a] + extra, node)
         call = self._helper_call(NUMPY_ROW_HELPERS[name], [self._attribute(a, "T", node)] + extra, node)
-        return self._attribute(call, "T", node) if name != "median" else call
+        return self._attribute(call, "T", node) if name not in ("median", "nanmedian") else call
 
     def _quantiles(self, node: ast.Call, name: str, q: ast.expr, a: ast.expr, rank: int, axis: object) -> ast.expr:
         """``np.quantile(a, q, axis=)``: of the flattened ``a`` (``axis=None``), or per row (column)
@@ -813,7 +813,7 @@ class BuiltinHelpers(ast.NodeTransformer):
         if attr in ("round", "around", "copy", "sort", "argsort", "cumsum", "cumprod", "abs", "absolute", "isin",
                     "diff") and keywords <= {"decimals", "axis", "kind", "invert", "n"}:
             return first
-        if attr == "median" and len(node.args) + len(keywords) == 2 and keywords <= {"axis"}:
+        if attr in ("median", "nanmedian") and len(node.args) + len(keywords) == 2 and keywords <= {"axis"}:
             return None if first is None or _axis(_keyword(node, "axis", 1, None)) is ... else first - 1
         if attr in ("linspace", "arange"):
             return 1
@@ -866,8 +866,10 @@ class BuiltinHelpers(ast.NodeTransformer):
 
 
 _FULL_REDUCTIONS = frozenset(("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp", "amax", "amin"))
+_NONE_AXIS = ("median", "nanmedian", "quantile", "percentile")  # the calls whose axis defaults to None
 #: NumPy functions of a sorted order (frontend/builtin_helpers.py) -> their parameters
 _ORDER_CALLS = {"sort": ("a", "axis", "kind"), "argsort": ("a", "axis", "kind"), "median": ("a", "axis"),
+                "nanmedian": ("a", "axis"),
                 "quantile": ("a", "q", "axis"), "percentile": ("a", "q", "axis"),
                 "isin": ("element", "test_elements", "assume_unique", "invert")}
 

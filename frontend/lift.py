@@ -714,15 +714,21 @@ def _extents(lifter: Lifter, nodes: tuple[ast.expr, ...], scope: Scope) -> tuple
     return tuple(lifter.affine(node, scope).expr for node in nodes)
 
 
-def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], ...]) -> ReturnValue | None:
+def _with_views(returns: ReturnValue | None,
+                views: tuple[tuple[tuple[int, ...], Returned], ...]) -> ReturnValue | None:
     """The lifted return with the returned views of arguments (the lowering returned each as
-    its argument's name) in their places."""
+    its argument's name) in their places (each at its path in the nested tuples)."""
     if not views or returns is None:
         return returns
     chosen = dict(views)
-    if isinstance(returns, tuple):
-        return tuple(chosen.get(k, item) for k, item in enumerate(returns))
-    return chosen.get(0, returns)
+
+    def placed(item: ReturnValue, path: tuple[int, ...]) -> ReturnValue:
+        if path in chosen:
+            return chosen[path]
+        if isinstance(item, tuple):
+            return tuple(placed(sub, (*path, k)) for k, sub in enumerate(item))
+        return item
+    return placed(returns, ())
 
 
 def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,

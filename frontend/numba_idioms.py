@@ -308,7 +308,8 @@ class _Idioms(ast.NodeTransformer):
     def _unique_counts(self, node: ast.Assign) -> list[ast.stmt] | None:
         """``vals, idx, inv, counts = np.unique(a, return_index=True, return_inverse=True,
         return_counts=True)`` (any of the three keywords, each ``True`` or ``False``, the targets in
-        NumPy's order; ``a`` a name): ``vals = np.unique(a)``, then loops over
+        NumPy's order; ``a`` a name, or an expression bound to a fresh name first): ``vals =
+        np.unique(a)``, then loops over
         ``range(len(vals))``: per value the position of its first element (``return_index``,
         NumPy's stable sort keeps the first), the count of the elements equal to it
         (``return_counts``; NaN to NaN, as NumPy's ``equal_nan=True`` groups them), int64; and
@@ -317,7 +318,7 @@ class _Idioms(ast.NodeTransformer):
         target, call = node.targets[0] if len(node.targets) == 1 else None, node.value
         if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)
                 and isinstance(call, ast.Call) and self._np_call(call, "unique") and len(call.args) == 1
-                and isinstance(call.args[0], ast.Name) and call.keywords
+                and not isinstance(call.args[0], ast.Starred) and call.keywords
                 and all(k.arg in _UNIQUE_FLAGS and isinstance(k.value, ast.Constant)
                         and type(k.value.value) is bool for k in call.keywords)
                 and len({k.arg for k in call.keywords}) == len(call.keywords)):
@@ -326,7 +327,12 @@ class _Idioms(ast.NodeTransformer):
         if not wanted or len(target.elts) != 1 + len(wanted):
             return None
         names = [t.id for t in target.elts]  # type: ignore[attr-defined]
-        a, np_name = call.args[0].id, self.rw.numpy_alias()
+        np_name = self.rw.numpy_alias()
+        # of an expression (np.unique(np.round(x, 1), return_inverse=True)): bound to a fresh name
+        # first, which NumPy's one evaluation of it is
+        bound = [] if isinstance(call.args[0], ast.Name) else \
+            [ast.Assign([ast.Name(self.rw.fresh("unique_of"), ast.Store())], call.args[0])]
+        a = bound[0].targets[0].id if bound else call.args[0].id  # type: ignore[attr-defined]
         if a in names or len(set(names)) != len(names) or self.rw.ranks.get(a, 1) != 1:
             return None
         vals, got = names[0], dict(zip(wanted, names[1:]))
@@ -354,10 +360,11 @@ class _Idioms(ast.NodeTransformer):
             text += (f"{got['return_counts']} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
                      f"for {k} in range(len({vals})):\n"
                      f"    {got['return_counts']}[{k}] = {same}.sum()\n")
-        made = ast.parse(text).body
+        made = bound + ast.parse(text).body
+        own = {id(sub) for sub in walk(call.args[0])} if bound else set()  # the user's expression keeps its place
         for stmt in made:
             for sub in walk(stmt):
-                if "lineno" in sub._attributes:
+                if "lineno" in sub._attributes and id(sub) not in own:
                     ast.copy_location(sub, node)
             self.rw.mark(stmt, self.rw.origin(node))
         return made

@@ -178,8 +178,9 @@ class KernelSource:
     pranges: dict[int, ast.AST] = field(default_factory=dict, compare=False, hash=False, repr=False)
     # np.bincount calls whose x reads a NumPy call polyfuse writes as a helper with loops
     # (frontend/call_sizes.py: written_arguments): id(call) -> (call, x as the user wrote it with
-    # its locals written out, those locals), for the call to compute the result's length
-    written_x: dict[int, tuple[ast.AST, ast.expr, frozenset[str]]] = field(
+    # its locals written out, those bound once, those bound again at the top level), for the call
+    # to compute the result's length
+    written_x: dict[int, tuple[ast.AST, ast.expr, frozenset[str], frozenset[str]]] = field(
         default_factory=dict, compare=False, hash=False, repr=False)
     # lists built by append (frontend.growing_lists): buffer -> the locals its items are assigned
     # to, whose types make the buffer's dtype; and the values returned as prefixes of buffers

@@ -34,11 +34,6 @@ REFUSED = {
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
-    "searchsorted_bins": "bincount() is not supported",  # of a local bound twice (i = ...; i = np.clip(i, ...))
-    "tile_mean_reshape": "reshape() with extent '(img.shape[0] // t)'",
-    "nanmedian_fill": "np.nanmedian() of an array is not supported (with keyword arguments axis=)",
-    "reshape_transpose_stack": "subscript of np.vstack((M, M)).shape",
-    "unique_float_inverse": "unique() is not supported",  # return_inverse= of an expression
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b) for c in m.CASES]
 
