@@ -324,8 +324,12 @@ class ExpressionLifter:
         box = isl.Set.universe(bad.get_space())
         count = bad.dim(isl.dim_type.param)
         for k in range(count):
+            if not bad.involves_dims(isl.dim_type.param, k, 1):
+                continue  # (its projection is every value)
+            # (coalesced: the projections of a set with floors and mods, n // 2 and (i + 4) % 3, are
+            # unions of many pieces, and the box of several was their product: 57 s for one kernel)
             box = box.intersect(bad.eliminate(isl.dim_type.param, k + 1, count - k - 1)
-                                .eliminate(isl.dim_type.param, 0, k))
+                                .eliminate(isl.dim_type.param, 0, k).coalesce()).coalesce()
         return box.is_subset(bad)
 
     def _Subscript(self, node: ast.Subscript) -> ir.Expr:

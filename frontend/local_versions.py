@@ -15,7 +15,8 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
   (frontend.returns ``_lift_split``).  Exact: each version holds its values in their own type.
 - a local assigned inside a loop keeps one type (the promotion: ``s = 0.0; for i: s += f32[i]``
   is float32, as NumPy's is after the first iteration, and stays a register) where each value
-  it is given is exact in that type, or each read of the local meets the value as that type
+  it is given is exact in that type and a Python number (a NumPy scalar of another dtype computes
+  in its own: an np.int8 in an int16 local wraps in int8 where it is read), or each read of the local meets the value as that type
   would (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
   stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``;
   an integer in a float64 local the same).  Otherwise it is split as above, its versions and kind carried by the loop
@@ -200,6 +201,11 @@ def _holds(t: VType, constant, m: VType) -> bool:
         return True
     if m.is_complex or t.is_complex:
         return True  # (not tracked: complex locals)
+    if not t.weak:
+        # a NumPy scalar computes in its own dtype where it is read: an np.int8 in an int16 or
+        # float32 local wraps in int8 in Python (a * M_i8[i]: cp39), an np.float32 in a float64
+        # one rounds in float32 (t * 0.1)
+        return False
     if t.is_int and m.is_int:
         # a Python int that is not a constant (a loop variable, a size) in a local of a narrower
         # NumPy int is a Python int where it is read: i - x_i8[j] wraps in int8, not in the

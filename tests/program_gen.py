@@ -29,7 +29,9 @@ of the above draws: an ``int-float`` mode whose arrays are int64, int32, float64
 program (float values stored into int arrays through ``int(...)`` or NumPy's truncating store,
 int reads in float arithmetic), ``//`` and ``%`` of negatives by divisors read at run time,
 bitwise ``& | ^ >>`` of ints, a bool mask argument ``K`` (``if K[i]:``, ``a if K[i] else b``,
-``K[i] = x > y``), ``continue`` under a condition, and ``while`` loops that step a counter by 1-3.
+``K[i] = x > y``), ``continue`` under a condition, ``while`` loops that step a counter by 1-3, and
+(cp39) a local given elements of two arrays, ``ch = X[..] if c else Y[..]`` or an if statement,
+then read in arithmetic (two NumPy dtypes in one local in the small-int and int-float modes).
 The derandomized tests never pass ``wild``, so their programs stay as they were.
 """
 
@@ -344,7 +346,7 @@ class Gen:
             if self.extra:
                 kinds += ["search", "running-max"]
             if self.wild:
-                kinds += ["continue", "while-step"] + (["mask"] if self.mask else [])
+                kinds += ["continue", "while-step", "choice-local"] + (["mask"] if self.mask else [])
             kind = self.draw(st.sampled_from(kinds))
             if kind == "assign":
                 lines += self.assign(depth, scope, defined)
@@ -364,6 +366,8 @@ class Gen:
                 lines += self.while_step(depth, scope, defined)
             elif kind == "mask":
                 lines += self.mask_block(depth, scope, defined)
+            elif kind == "choice-local":
+                lines += self.choice_local(depth, scope, defined)
             else:
                 lines += self.reduction(depth, scope, max_depth, defined)
         return lines or [f"{'    ' * depth}pass"]
@@ -488,6 +492,28 @@ class Gen:
         lines = [f"{pad}{var} = {lo}", f"{pad}while {var} < {self.n_text}:"]
         lines += self.assign(depth + 1, scope + [Var(var, 0)], set(defined))
         return lines + [f"{inner}{var} += {step}"]
+
+    def choice_local(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """``ch = X[..] if <cond> else Y[..]`` (or an if statement) of two arrays, then a statement
+        reading ``ch`` (wild mode): in the int8/int16/int32 and int-float modes the local holds
+        values of two NumPy dtypes, and Python's arithmetic on it is that of the last one (cp39: an
+        int8 in the promoted int16 local did not wrap)."""
+        self.features.add("choice-local")
+        pad, inner = "    " * depth, "    " * (depth + 1)
+        x, y = self.draw(st.sampled_from(self.arrays)), self.draw(st.sampled_from(self.arrays))
+        xr, yr = f"{x.name}[{self.index(x.rank, scope)}]", f"{y.name}[{self.index(y.rank, scope)}]"
+        test = self.cond(scope) if scope and self.draw(st.booleans()) else f"{xr} > {self.const()}"
+        if self.draw(st.booleans()):
+            lines = [f"{pad}ch = {xr} if {test} else {yr}"]
+        else:
+            lines = [f"{pad}if {test}:", f"{inner}ch = {xr}", f"{pad}else:", f"{inner}ch = {yr}"]
+        defined.add("ch")
+        target = self.draw(st.sampled_from(self.arrays))
+        ref = f"{target.name}[{self.index(target.rank, scope)}]"
+        other = self.leaf(scope, defined)
+        op = self.draw(st.sampled_from(["+", "-", "*"] if self.is_int else ["+", "-", "*", "/"]))
+        value = f"ch {op} {other}" if op != "/" else f"ch / (1.5 + abs({other}))"
+        return lines + [f"{pad}{ref} = {self.stored(target, value)}"]
 
     def mask_block(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
         """The bool argument K: a condition, a select, or a store of a comparison (wild mode)."""

@@ -225,3 +225,32 @@ def test_loop_local_of_a_python_int_and_a_narrow_numpy_int(func):
     func(expected, M, T)
     polyfuse.kernel(func)(got, M, T)
     assert np.array_equal(got, expected), (got, expected)
+
+
+def _narrow_or_wide(out, M, T):
+    for i in range(M.shape[0]):
+        a = M[i][0] if T[i] > 0 else T[i]
+        out[i] = a * M[i][1]
+
+
+def _narrow_or_float(out, M, F, C):
+    for i in range(M.shape[0]):
+        a = M[i][0] if C[i] else F[i]
+        out[i] = a * M[i][1] + a / 3
+
+
+def test_loop_local_of_two_numpy_dtypes():
+    """A local given an int8 element on one path and an int16 (or float32) one on the other:
+    Python's ``a * M[i][1]`` wraps in int8 where ``a`` holds the int8, the one promoted type did
+    not (100 * 100 gave 10000 for Python's 16; cp39's targeted programs); split into versions."""
+    M = np.array([[100, 100], [-100, 3], [7, -128]], dtype=np.int8)
+    T = np.array([1, -1, 2], dtype=np.int16)
+    expected, got = np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64)
+    _narrow_or_wide(expected, M, T)
+    polyfuse.kernel(_narrow_or_wide)(got, M, T)
+    assert np.array_equal(got, expected), (got, expected)
+    F, C = np.array([0.1, 0.3, 1 / 3], dtype=np.float32), np.array([True, False, True])
+    expected, got = np.zeros(3), np.zeros(3)
+    _narrow_or_float(expected, M, F, C)
+    polyfuse.kernel(_narrow_or_float)(got, M, F, C)
+    assert np.array_equal(got, expected), (got, expected)
