@@ -72,12 +72,11 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
                     else:
                         kept[axis] = (scop, flow[0])
                 for axis in (a for a in range(info.rank) if a not in dropped):
-                    # the failed drop's dataflow still describes this scop if nothing changed it since
-                    # (then no lower axis was dropped either, so ``axis`` is still the axis's index)
+                    # the failed drop's dataflow describes the scop of then, where ``axis`` was
+                    # still the axis's index (only higher axes were dropped before it)
                     then, last_writers = kept[axis]
                     scop, slots = _fold_smallest(scop, info.name, axis - sum(d < axis for d in dropped),
-                                                 reference, schedule,
-                                                 last_writers if then is scop else None)
+                                                 reference, schedule, (then, axis, last_writers))
                     if slots:
                         folded.append((axis, slots))
         except BudgetExceeded:
@@ -93,17 +92,23 @@ FOLDS = (2, 3, 4)
 
 
 def _fold_smallest(scop: Scop, array: str, axis: int, reference, schedule: isl.Schedule,
-                   last_writers: isl.UnionMap | None = None) -> tuple[Scop, int]:
+                   dropped: tuple[Scop, int, isl.UnionMap] | None = None) -> tuple[Scop, int]:
     """``scop`` with ``array``'s axis ``axis`` folded to the fewest slots (``index % k``) that keep
-    every read's writer under ``schedule``, and that number (0: unchanged).  ``last_writers``:
-    the dataflow of ``scop`` with the axis dropped (``drop_axis``; writer -> reader), when known."""
+    every read's writer under ``schedule``, and that number (0: unchanged).  ``dropped``: an
+    earlier scop, the axis's index there and its dataflow with that axis dropped (``drop_axis``;
+    writer -> reader), when known: a scop on the way to this one, whose dataflow under
+    ``schedule`` was ``reference``'s too, and from which this one differs by axes dropped or
+    folded (each keeping that dataflow).  A slot of that scop's array then lies in one slot of
+    this one's folded array, so a read whose slot another write overwrote there
+    (``overwritten_in_its_slot``) has it overwritten here too (conv_bn_relu's ``Y``: its ``j``
+    axis was tried before ``b``, ``k`` and ``i`` were dropped: ~40 ms of a fold it fails)."""
     def keeps(candidate: Scop) -> bool:
         return (same_dataflow(reference, array_dataflow(candidate, array, schedule))
                 and ordered_conflicts(candidate, array, schedule))
 
     # the most slots first: where that fails, so do fewer (a value live across k iterations is
     # overwritten in k - 1 slots too), and most arrays fail it (a whole pass between writer and reader)
-    if last_writers is not None and overwritten_in_its_slot(scop, array, axis, max(FOLDS), last_writers):
+    if dropped is not None and overwritten_in_its_slot(dropped[0], array, dropped[1], max(FOLDS), dropped[2]):
         return scop, 0
     if not keeps(fold_axis(scop, array, axis, max(FOLDS))):
         return scop, 0

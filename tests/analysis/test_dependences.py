@@ -345,12 +345,13 @@ def _runs_before_whole(pairs, order):
 @pytest.mark.parametrize("prefix", TILED_PREFIXES)
 @pytest.mark.parametrize("deps", PIECEWISE_DEPENDENCES)
 def test_piecewise_carries_and_runs_before_match_the_whole_composition(deps, prefix):
-    from polyfuse.analysis.dependences import carries, runs_before
+    from polyfuse.analysis.dependences import carries, runs_before, runs_before_subset
 
     deps, prefix = isl.UnionMap(deps), isl.UnionMap(prefix)
     context = isl.Set("[n] -> { : n >= 8 }")
     assert carries(deps, prefix, context) == _carries_whole(deps, prefix, context)
     assert runs_before(deps, prefix) == _runs_before_whole(deps, prefix)
+    assert runs_before_subset(deps, prefix) == _runs_before_whole(deps, prefix)
 
 
 def test_exact_flow_is_remembered_by_the_text_of_its_arguments():

@@ -104,6 +104,18 @@ def whole_pass(x):
     return w - w.sum()  # every element of w is made before the sum, and the sum before any read
 
 
+def mirrored_rows(x):
+    n, m = x.shape
+    out = np.empty_like(x)
+    row = np.empty_like(x)
+    for i in range(n):
+        for j in range(m):
+            row[i, j] = 2.0 * x[i, j]
+        for j in range(m):
+            out[i, j] = row[i, j] + row[i, m - 1 - j]  # row's axis 0 drops, its axis 1 cannot fold
+    return out
+
+
 def _folds(kernel, args) -> dict[str, list]:
     return {c["array"]: c["reason"] for c in kernel.explain(*args)["contraction"]}
 
@@ -224,23 +236,23 @@ def test_dependences_after_contraction_are_those_computed_again(contraction_depe
 
 def test_a_fold_rejected_early_is_one_the_full_check_rejects(monkeypatch):
     """``overwritten_in_its_slot`` (the folds most arrays fail, decided from the failed drop's
-    dataflow) only says no where the folded program's own dataflow check says no too, and
+    dataflow, also when lower axes were dropped since) only says no where the folded program's own dataflow check says no too, and
     lets a fold that keeps every writer through (the stencil chain's rows)."""
     from polyfuse.schedule import contraction
 
     seen = []
     early, fold = contraction.overwritten_in_its_slot, contraction._fold_smallest
 
-    def checked_fold(scop, array, axis, reference, schedule, last_writers=None):
-        def checked(scop, array, axis, k, last_writers):
-            rejected = early(scop, array, axis, k, last_writers)
-            candidate = contraction.fold_axis(scop, array, axis, k)
+    def checked_fold(scop, array, axis, reference, schedule, dropped=None):
+        def checked(then, array, then_axis, k, last_writers):
+            rejected = early(then, array, then_axis, k, last_writers)
+            candidate = contraction.fold_axis(scop, array, axis, k)  # the scop of now (then: maybe fewer axes dropped)
             kept = (contraction.same_dataflow(reference, contraction.array_dataflow(candidate, array, schedule))
                     and contraction.ordered_conflicts(candidate, array, schedule))
             seen.append((array, rejected, kept))
             return rejected
         monkeypatch.setattr(contraction, "overwritten_in_its_slot", checked)
-        return fold(scop, array, axis, reference, schedule, last_writers)
+        return fold(scop, array, axis, reference, schedule, dropped)
 
     monkeypatch.setattr(contraction, "_fold_smallest", checked_fold)
     rng = np.random.default_rng(5)
@@ -248,6 +260,9 @@ def test_a_fold_rejected_early_is_one_the_full_check_rejects(monkeypatch):
     polyfuse.kernel(far_apart, target="python", fuse="max").compile(x)
     polyfuse.kernel(diffusion, target="python", fuse="max").compile(x, rng.random((13, 8)))
     polyfuse.kernel(whole_pass, target="python", fuse="max").compile(x[0])
+    polyfuse.kernel(mirrored_rows, target="python", fuse="max").compile(x)
     assert not any(rejected and kept for _, rejected, kept in seen), seen
     assert ("w", True, False) in seen  # whole_pass's w: all of it made before the first read
+    # mirrored_rows' row: axis 1's drop failed before axis 0 dropped; its dataflow then decides
+    assert ("row", True, False) in seen
     assert any(kept and not rejected for _, rejected, kept in seen), seen  # diffusion's rows fold
