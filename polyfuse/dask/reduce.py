@@ -16,6 +16,7 @@ import islpy as isl
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
+from polyfuse.frontend.returns import SAVED, STRONG
 from polyfuse.model import ir
 from polyfuse.model.scop import Returned, Scop, Statement
 
@@ -50,8 +51,13 @@ def reduction_of(scop: Scop, returns: Returned, *, reassociate: bool) -> Reducti
                                "statement to be reduced chunk by chunk", writers[0].span, writers[0].source_line)
     update, init = updates[0], inits[0]
     copies = _returned_copies(scop, variable)  # ``return s, s``: each returned scalar copies it
+    # ``m = max(m, x[i])``'s value saved before the loop and compared after it: they decide only
+    # whether Python's result is its start value (a Python number) or a NumPy scalar, which a
+    # 0-d Dask array does not carry (frontend.lift ``monotone_saves``)
+    typing = {SAVED + variable, STRONG + variable}
     for stmt in scop.statements:
-        if stmt not in (update, result) and stmt.name not in copies and variable in stmt.sources():
+        if stmt not in (update, result) and stmt.name not in copies and not typing & set(stmt.targets) \
+                and variable in stmt.sources():
             raise UnsupportedError(f"this statement reads the reduction's accumulator {variable!r}: on a block it "
                                    "would see the block's partial value, not the whole loop's",
                                    stmt.span, stmt.source_line)

@@ -33,6 +33,7 @@ import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
 from polyfuse.model import ir
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Scop, Statement, isl_name
 
 SUFFIX = "__kept"
@@ -80,11 +81,20 @@ def _overwriting_reader(scop: Scop, store: Statement) -> Statement | None:
     readers = [s for s in scop.statements if s.name != store.name and store.array in s.sources()]
     # the same top-level nest and index: contraction can then shrink the local to what one
     # iteration of the shared loops needs (a full-size local would cost what it saves)
+    # and the reader's loops are the store's: a reader in a deeper loop accumulates into the
+    # element (``C[i, j] = 0`` then ``C[i, j] += A[i, k] * B[k, j]``: a product the loop-products
+    # stage takes over, with its zeroing, where the k loop runs once)
+    depth = store.domain.dim(isl.dim_type.set)
     candidates = [s for s in readers if s.region is None and s.summed is None and s.array == store.array
-                  and s.nest == store.nest and s.index == store.index and _reads_only_at(s, store.array, s.index)]
+                  and s.nest == store.nest and s.index == store.index and _reads_only_at(s, store.array, s.index)
+                  and s.domain.dim(isl.dim_type.set) == depth]
     for reader in candidates:
-        if _flows_only_to(scop, store, reader):
-            return reader
+        try:  # an optional rewrite: within the compile's isl budget and deadline, else not taken
+            with bounded(scop.context.get_ctx()):
+                if _flows_only_to(scop, store, reader):
+                    return reader
+        except BudgetExceeded:
+            return None
     return None
 
 
