@@ -1,8 +1,8 @@
 """fe40's batch: count, then allocate, then fill, as numba code writes it (numba has no growing
-arrays: a first pass counts, ``np.empty(k)`` allocates, a second pass fills): filters, index
-lists, pairs within a distance, run starts and lengths, a filled array reduced, peaks; returned
+arrays: a first pass counts, ``np.empty(k)`` allocates, a second pass fills): index lists, pairs within a distance, run starts and lengths, a filled array reduced, peaks; returned
 alone, in a tuple with the count, or reduced.  Undecorated: batch_report's reference is the function
-itself (numba would return Python floats where NumPy gives np.float64)."""
+itself (numba would return Python floats where NumPy gives np.float64).  The plain filter is
+tests/frontend/test_count_then_allocate.py's ``above``."""
 
 import numpy as np
 from corpus_case import Case
@@ -10,20 +10,6 @@ from corpus_case import Case
 
 def _n(rng, big=7, edge=0):
     return big if rng.integers(0, 3) else edge
-
-
-def filter_above(x, t):
-    k = 0
-    for i in range(x.shape[0]):
-        if x[i] > t:
-            k += 1
-    out = np.empty(k, dtype=x.dtype)
-    j = 0
-    for i in range(x.shape[0]):
-        if x[i] > t:
-            out[j] = x[i]
-            j += 1
-    return out
 
 
 def nonzero_positions(x):
@@ -129,7 +115,6 @@ def _add(name, f, make, **kw):
     CASES.append(Case(name, f, make, **kw))
 
 
-_add("filter_above", filter_above, lambda r: (r.standard_normal(_n(r, 9)), 0.3))
 _add("nonzero_positions", nonzero_positions, lambda r: (r.integers(0, 3, _n(r, 9)).astype(np.int32),))
 _add("close_pairs", close_pairs, lambda r: (r.random((_n(r, 6, 1), 2)), 0.5), rtol=1e-12)
 _add("run_starts_lengths", run_starts_lengths, lambda r: (r.integers(0, 2, _n(r, 9)),))
