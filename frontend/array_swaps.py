@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from .source import walk
+from .source import map_blocks, walk
 
 
 class Rewriter(Protocol):
@@ -47,10 +47,7 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
     whole = body if whole is None else whole
     out: list[ast.stmt] = []
     for stmt in body:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, swap_arrays(rw, inner, arrays, whole))
+        map_blocks(stmt, lambda inner: swap_arrays(rw, inner, arrays, whole))
         pairs = _permuted(stmt)
         if pairs is None or not all(name in arrays for name, _ in pairs) \
                 or _viewed(whole, {n for n, _ in pairs}, moved=stmt):

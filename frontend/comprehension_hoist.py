@@ -21,6 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
+from .source import map_blocks
+
 
 class Rewriter(Protocol):
     globals: dict
@@ -36,10 +38,7 @@ def hoist_comprehension_arrays(rw: Rewriter, body: list[ast.stmt]) -> list[ast.s
     to a fresh local just before it (the module); nested bodies too."""
     out: list[ast.stmt] = []
     for stmt in body:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, hoist_comprehension_arrays(rw, inner))
+        map_blocks(stmt, lambda inner: hoist_comprehension_arrays(rw, inner))
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)) and stmt.value is not None \
                 and not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                          and isinstance(stmt.targets[0], ast.Name) and _is_comprehension_array(rw, stmt.value)):

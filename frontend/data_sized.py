@@ -25,7 +25,7 @@ import ast
 from dataclasses import dataclass
 
 from .checker import module_of
-from .source import walk
+from .source import map_blocks, walk
 
 _ELEMENTWISE = frozenset((
     "abs", "absolute", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "sign", "floor",
@@ -465,10 +465,7 @@ def lengths(rw, body: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for stmt in body:
         stmt = _Lengths(rw).visit(stmt)
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, lengths(rw, inner))
+        map_blocks(stmt, lambda inner: lengths(rw, inner), ("body", "orelse"))
         out.extend(_bound_selection(rw, stmt) or [stmt])
     return out
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .source import bound_names, counted_loop, walk
+from .source import bound_names, counted_loop, map_blocks, walk
 
 UNBOUND = "cannot access local variable {!r} where it is not associated with a value"
 
@@ -276,10 +276,7 @@ class _Name:
             if isinstance(stmt, ast.For) and name_of(stmt.target) == self.name and _range_args(stmt) is not None:
                 out.extend(self._loop(stmt, any(stmt is loop for loop in read)))
                 continue
-            for field in ("body", "orelse"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    setattr(stmt, field, self._block(inner, read))
+            map_blocks(stmt, lambda inner: self._block(inner, read), ("body", "orelse"))
             out.append(stmt)
             if self.flag and _binds(stmt, self.name):
                 out.append(self._placed(f"{self.flag} = True", stmt))
@@ -401,10 +398,7 @@ class _Name:
                 while at and getattr(out[at - 1], _ORDER, None) is not None and getattr(out[at - 1], _ORDER) > order:
                     at -= 1
                 out.insert(at, check)
-            for field in ("body", "orelse"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    setattr(stmt, field, self._checked(inner))
+            map_blocks(stmt, self._checked, ("body", "orelse"))
             out.append(stmt)
         return out
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .source import walk
+from .source import map_blocks, walk
 
 
 def none_locals(body: list[ast.stmt], fresh: Callable[[str], str]) -> list[ast.stmt]:
@@ -177,10 +177,7 @@ class _Flagged:
             assert isinstance(stmt, ast.Assign)
             stmt.value = ast.copy_location(ast.Constant(False), stmt.value)
             return [stmt, self._set(True, stmt)]
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, self.block(inner))
+        map_blocks(stmt, self.block, ("body", "orelse"))
         _Tests(self.name, self.flag).visit(stmt)
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == self.name:
             return [stmt, self._set(False, stmt)]

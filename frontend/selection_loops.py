@@ -43,7 +43,7 @@ from typing import Protocol
 
 from .checker import module_of
 from .data_sized import _is_np, selection, shape_of
-from .source import walk
+from .source import map_blocks, walk
 
 _MASK_FUNCTIONS = frozenset({"isnan", "isfinite", "isinf", "isneginf", "isposinf", "logical_and", "logical_or",
                              "logical_not", "logical_xor", "signbit"})
@@ -111,10 +111,7 @@ def _nonzero_pairs(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, top: bool
     is left as written (refused)."""
     out: list[ast.stmt] = []
     for k, stmt in enumerate(stmts):
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _nonzero_pairs(rw, inner, facts, False))
+        map_blocks(stmt, lambda inner: _nonzero_pairs(rw, inner, facts, False))
         made = _nonzero_pair(rw, stmt, facts, stmts[k + 1:], top)
         out.extend([stmt] if made is None else made)
     return out
@@ -240,10 +237,7 @@ def _named_lengths(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     before the statement, then ``len(u)``, which ``_unique_uses`` makes the count."""
     out: list[ast.stmt] = []
     for stmt in body:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _named_lengths(rw, inner))
+        map_blocks(stmt, lambda inner: _named_lengths(rw, inner))
         parts: list[ast.AST] = [stmt] if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr,
                                                              ast.Return)) \
             else [stmt.iter] if isinstance(stmt, ast.For) else [stmt.test] if isinstance(stmt, ast.If) else []
@@ -320,10 +314,7 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) ->
     out: list[ast.stmt] = []
     bound_here: set[str] = set()
     for k, stmt in enumerate(stmts):
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _block(rw, inner, facts, uniques))
+        map_blocks(stmt, lambda inner: _block(rw, inner, facts, uniques))
         if uniques:
             unique = _unique_uses(rw, stmt, facts, stmts[k + 1:])
             out.extend([stmt] if unique is None else unique)

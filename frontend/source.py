@@ -11,7 +11,7 @@ import textwrap
 import threading
 import types
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +125,15 @@ def counted_loop(loop: ast.For) -> bool:
     func = loop.iter.func if isinstance(loop.iter, ast.Call) else None
     return (isinstance(func, ast.Name) and func.id in ("range", "prange")) \
         or (isinstance(func, ast.Attribute) and func.attr == "prange")
+
+def map_blocks(stmt: ast.stmt, rewrite: Callable[[list[ast.stmt]], list[ast.stmt]],
+               fields: tuple[str, ...] = ("body", "orelse", "finalbody")) -> None:
+    """Replace each statement list that ``stmt`` nests under ``fields`` (an if's or a loop's
+    bodies, a try's) by ``rewrite(list)``, in place: the recursion of the frontend's block passes."""
+    for name in fields:
+        inner = getattr(stmt, name, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            setattr(stmt, name, rewrite(inner))
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

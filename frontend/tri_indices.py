@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from .checker import module_of
-from .source import walk
+from .source import map_blocks, walk
 
 _NAMES = ("triu_indices", "tril_indices")
 
@@ -43,10 +43,7 @@ def _call(rw, node: ast.AST) -> ast.Call | None:
 def _block(rw, stmts: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for k, stmt in enumerate(stmts):
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _block(rw, inner))
+        map_blocks(stmt, lambda inner: _block(rw, inner))
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _call(rw, stmt.value) is not None:
             target = stmt.targets[0]
             call = _call(rw, stmt.value)

@@ -30,7 +30,7 @@ from .checker import module_of
 from .desugar import Rewriter as DesugarRewriter
 from .desugar import int_constant
 from .early_return import RESULT
-from .source import KernelSource, walk
+from .source import KernelSource, map_blocks, walk
 
 _SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
 _RULE = ("a tuple (or list) local is written out at each use: assign it once, from loop variables, "
@@ -79,10 +79,7 @@ def _comprehension_locals(rw: Rewriter, stmts: list[ast.stmt], stores: Counter, 
     array or binds a name the comprehension reads, so it reads the same values there."""
     out: list[ast.stmt] = []
     for k, stmt in enumerate(stmts):
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _comprehension_locals(rw, inner, stores, loads))
+        map_blocks(stmt, lambda inner: _comprehension_locals(rw, inner, stores, loads), ("body", "orelse"))
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                 and isinstance(stmt.value, ast.ListComp) and stores[stmt.targets[0].id] == 1
                 and loads[stmt.targets[0].id] == 1):
