@@ -496,8 +496,23 @@ def blas_stack_chunks() -> bool:
     threads, is cut by its outermost batch axis too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on): each
     of polyfuse's threads runs the products of its part of the stack on one BLAS thread, and the
     runtime measures that against the one call on the library's threads and on one BLAS thread
-    (``POLYFUSE_BLAS_THREADS``; backends/cpu/parallel.py ``BlasTimes``)."""
-    return env_flag("POLYFUSE_BLAS_STACK_CHUNKS", False)
+    (``POLYFUSE_BLAS_THREADS``; backends/cpu/parallel.py ``BlasTimes``).  Default on since session 33
+    (mm41: with ``POLYFUSE_STACK_ROW_GEMM`` each part runs the register tiles; doitgen's rows on two
+    threads, busiest thread's CPU 4.9 against 5.8 ms for the one call on the library's threads at
+    the bench size, 13.3 against 17.7 at LARGE: docs/performance.md, *Session 33 (mm41)*); 0
+    keeps the one call."""
+    return env_flag("POLYFUSE_BLAS_STACK_CHUNKS", True)
+
+
+def stack_row_gemm() -> bool:
+    """``POLYFUSE_STACK_ROW_GEMM``: a stack of products whose strides chain into one product of all
+    its rows (doitgen's ``acc[r, q, :] = A[r, q, :] @ C4``, NumPy's ``X3 @ W``), or a chunk's part of
+    it (``POLYFUSE_BLAS_STACK_CHUNKS``), goes through ``ROW_GEMM`` as a plain product does: on the
+    register tiles where the library is on one thread (polyfuse's one-BLAS-thread modes, a chunk,
+    a process held at one BLAS thread) and the product fits them, on ``?dgemm`` (the library's
+    threads) otherwise.  0: ``?dgemm`` always, as before session 33 (the tiles then could not tell
+    the library's threads from one, backends/cpu/blas.py ``row_gemm_module``'s ``counted``)."""
+    return env_flag("POLYFUSE_STACK_ROW_GEMM", True)
 
 
 def library_entry() -> bool:

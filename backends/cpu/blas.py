@@ -32,7 +32,15 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
-from polyfuse.options import machine, narrow_gemm, product_twins, register_gemm, shared_packing, tile_buffers
+from polyfuse.options import (
+    machine,
+    narrow_gemm,
+    product_twins,
+    register_gemm,
+    shared_packing,
+    stack_row_gemm,
+    tile_buffers,
+)
 from polyfuse.runtime import cache
 from polyfuse.runtime.linalg_library import library, thread_count_functions
 
@@ -532,9 +540,10 @@ class MatmulEmitter(FortranCaller):
         with self.b.if_else(ok) as (then, otherwise):
             with then:
                 # one call for the whole stack (or a chunk's part of it), on the library's threads
-                # or, in a chunk, on one BLAS thread: ?dgemm itself, not ROW_GEMM, whose register
-                # tiles run on the calling thread alone (doitgen on 2 threads: 5.2 ms through
-                # OpenBLAS, 7.2-8.6 through the tiles)
+                # or, in a chunk, on one BLAS thread; through ROW_GEMM (``POLYFUSE_STACK_ROW_GEMM``),
+                # whose register tiles take it only with the library on one thread (they run on
+                # the calling thread alone: doitgen on 2 threads, 5.2 ms through OpenBLAS's
+                # threads, 7.2-8.6 through the tiles before ROW_GEMM read the library's count)
                 self.whole_stack, saved = True, self.whole_stack
                 try:
                     self.product(op, sizes, (out, a, b))
@@ -620,7 +629,9 @@ class MatmulEmitter(FortranCaller):
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             # (a row-major C of float64 through ROW_GEMM, which takes the narrow way for few columns)
-            row_major = "rowgemm" if op.dtype == "float64" and narrow_gemm() and not self.whole_stack else "gemm"
+            # (a whole stack too: ROW_GEMM's tiles only where the library runs on one thread)
+            through = not self.whole_stack or stack_row_gemm()
+            row_major = "rowgemm" if op.dtype == "float64" and narrow_gemm() and through else "gemm"
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), row_major)]
             if not op.accumulate and op.alpha is None and (self.chunk_window is None
                                                            or self.whole_window is not None):

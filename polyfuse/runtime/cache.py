@@ -115,6 +115,7 @@ def cpu_key() -> str:
         row_heads,
         row_heads_alike,
         scale_after_product,
+        stack_row_gemm,
         stream_math,
         stream_store_bytes,
         tiled_lsr,
@@ -131,6 +132,7 @@ def cpu_key() -> str:
               + (" product-pairs" if product_pairs() else ""))
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
+    chunks += "" if stack_row_gemm() else " stack-gemm"
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
     lsr += " product-twins" if product_twins() else ""
     lsr += "" if tiled_wide() else " tiled-narrow"

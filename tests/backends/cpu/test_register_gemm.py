@@ -361,6 +361,32 @@ def test_row_gemm_takes_the_tiles_only_with_the_library_on_one_thread(monkeypatc
         put(saved)
 
 
+def stacked(X, W):
+    return X @ W  # a stack of products: one product of all its rows (the strides chain)
+
+
+@pytest.mark.parametrize("through", ["1", "0"])
+def test_a_stack_of_products_takes_the_tiles_through_row_gemm(monkeypatch, through):
+    """``POLYFUSE_STACK_ROW_GEMM``: a stack's one product of all its rows (doitgen's, NumPy's
+    ``X3 @ W``) goes through ``ROW_GEMM`` and so takes the tiles (under ``THREADS_MIN_WORK``: at any
+    library thread count); 0 calls ``?dgemm`` itself.  NumPy's results either way (BLAS's tolerance)."""
+    asked, real = [], blas.tiles_address
+
+    def counted() -> int:
+        asked.append(1)
+        return real()
+
+    monkeypatch.setattr(blas, "tiles_address", counted)
+    monkeypatch.setenv("POLYFUSE_STACK_ROW_GEMM", through)
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    X, W = RNG.standard_normal((3, 70, 64)), RNG.standard_normal((64, 90))  # 1.2M multiply-adds
+    assert blas.TILES_MIN_WORK <= 3 * 70 * 64 * 90 < blas.THREADS_MIN_WORK
+    kernel = polyfuse.kernel(stacked, cache=False)
+    for _ in range(2):
+        np.testing.assert_allclose(kernel(X, W), X @ W, rtol=1e-10, atol=1e-10)
+    assert bool(asked) == (through == "1") or not blas.row_gemm_tiles()
+
+
 def test_packed_copies_come_from_the_buffer_cache(monkeypatch):
     """``POLYFUSE_TILE_BUFFERS`` (default on): a call's freed packed copy stays in the cache's
     slots, the next call of the same or a smaller size takes it back, a larger one frees it and
