@@ -269,6 +269,28 @@ def lift_reused():
             del os.environ["POLYFUSE_LIFT_MEMO"]
 
 
+def _polyfuse_variables() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if name.startswith("POLYFUSE_")}
+
+
+@pytest.fixture(autouse=True)
+def polyfuse_variables_kept():
+    """Every test leaves the ``POLYFUSE_*`` variables as it found them (it sets them through
+    ``monkeypatch`` or ``lift_reused()``): one left behind changes every later test of its
+    process.  (A bench run in tests/bench left ``POLYFUSE_DISABLE_CACHE=1``, and every later test
+    of that xdist process compiled without the disk cache: session 33.)  The variables are put
+    back, and the test fails naming them."""
+    before = _polyfuse_variables()
+    yield
+    after = _polyfuse_variables()
+    if after != before:
+        for name in after.keys() - before.keys():
+            del os.environ[name]
+        os.environ.update(before)
+        changed = sorted(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
+        pytest.fail(f"the test left {', '.join(changed)} changed in os.environ (set it with monkeypatch)")
+
+
 @pytest.fixture
 def one_lift_per_program():
     """``lift_reused()`` for one test: a differential module whose variants of a program are

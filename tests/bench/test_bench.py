@@ -132,8 +132,10 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     assert data["rows"][0]["numpy_check"] == "ok"
 
 
-def test_chart_is_written_when_matplotlib_is_there(tmp_path):
+def test_chart_is_written_when_matplotlib_is_there(tmp_path, monkeypatch):
     from polyfuse.bench import harness as bench
+
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")  # the bench sets it; restored after the test
 
     settings = bench.BenchSettings(preset="test", target="cpu", kernels=("chain3",), repeats=1, min_time=0.0,
                                    seed=0, threads=None, use_cache=False, section="loops")

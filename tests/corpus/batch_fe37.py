@@ -1,7 +1,9 @@
 """fe37's batch: numba-style loop nests as published in docs, examples and scientific code
 (n-body, k-means, DP alignments, sorting, LU, Ising sweeps with given random numbers, image
 erosion, CSR, bit tricks, while loops with break, early returns, tuples, @njit helpers, float32 /
-int32 / bool / complex dtypes, 0-d and 3-d arrays); written before looking at what is supported."""
+int32 / bool / complex dtypes, 0-d and 3-d arrays); written before looking at what is supported.
+Two were the corpus's numba_fe19.first_index_above and numba_fe21.any_negative (same bodies and
+argument types): dropped."""
 
 import math
 
@@ -336,13 +338,6 @@ def xor_checksum(x):
     return h
 
 
-def first_index_over(x, t):
-    for i in range(x.shape[0]):
-        if x[i] > t:
-            return i
-    return -1
-
-
 def newton_sqrt_while(a, tol):
     out = np.empty_like(a)
     for i in range(a.shape[0]):
@@ -379,15 +374,6 @@ def mean_std_loop(x):
     for i in range(n):
         v += (x[i] - mu) ** 2
     return mu, math.sqrt(v / n)
-
-
-def any_negative_bool(x):
-    found = False
-    for i in range(x.shape[0]):
-        if x[i] < 0:
-            found = True
-            break
-    return found
 
 
 def complex_rotate(z, theta):
@@ -635,11 +621,9 @@ _add("laplacian_2d", laplacian_2d, lambda r: (r.random((_n(r, 6, 2), 5)), 0.5))
 _add("erode_bool", erode_bool, lambda r: (r.random((_n(r, 6, 2), 6)) < 0.8,))
 _add("popcount_total", popcount_total, lambda r: (r.integers(0, 1 << 20, _n(r)),))
 _add("xor_checksum", xor_checksum, lambda r: (r.integers(0, 255, _n(r, 9, 0)).astype(np.uint8),))
-_add("first_index_over", first_index_over, lambda r: (r.standard_normal(_n(r, 8, 0)), 0.8))
 _add("newton_sqrt_while", newton_sqrt_while, lambda r: (r.random(_n(r)) * 10, 1e-12))
 _add("minmax_tuple", minmax_tuple, lambda r: (r.integers(-20, 20, _n(r)).astype(np.int32),))
 _add("mean_std_loop", mean_std_loop, lambda r: (r.standard_normal(_n(r)),))
-_add("any_negative_bool", any_negative_bool, lambda r: (r.random(_n(r)) - 0.1,))
 _add("complex_rotate", complex_rotate,
      lambda r: (lambda n: (r.standard_normal(n) + 1j * r.standard_normal(n), 0.3))(_n(r)))
 _add("complex_energy", complex_energy,

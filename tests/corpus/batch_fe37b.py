@@ -1,7 +1,8 @@
 """fe37's second batch: control flow and result types as numba users write them (for-else,
 continue, while with compound tests, early returns from nested loops, helpers returning tuples,
 Welford/Kahan accumulators, DP tables with data-dependent bounds, sieves, heaps, 3-d images,
-complex DFTs, integer hashes); written before looking at what is supported."""
+complex DFTs, integer hashes); written before looking at what is supported.  Its binary search
+was numba_fe26.binary_search (same body and argument types, in the corpus): dropped."""
 
 import cmath
 import math
@@ -339,18 +340,6 @@ def best_index_and_value(x):
     return best_i, best
 
 
-def binary_search_sorted(a, v):
-    lo = 0
-    hi = a.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 def cholesky_loop(A):
     n = A.shape[0]
     L = np.zeros_like(A)
@@ -434,7 +423,6 @@ _add("collatz_steps", collatz_steps, lambda r: (r.integers(1, 30, _n(r)),))
 _add("heat3d_step", heat3d_step, lambda r: (r.random((_n(r, 4, 2), 4, 3)), 0.1))
 _add("argmax_rows_loop", argmax_rows_loop, lambda r: (r.integers(0, 5, (_n(r, 4), 5)),))
 _add("best_index_and_value", best_index_and_value, lambda r: (r.standard_normal(_n(r, 6, 0)),))
-_add("binary_search_sorted", binary_search_sorted, lambda r: (np.sort(r.random(_n(r, 8, 0))), 0.5))
 _add("cholesky_loop", cholesky_loop, _spd, rtol=1e-8)
 _add("int_mean_round", int_mean_round, lambda r: (r.integers(0, 50, _n(r, 6, 0)),))
 _add("mask_fraction", mask_fraction, lambda r: (r.random(_n(r, 6, 0)), 0.5))

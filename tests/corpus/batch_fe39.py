@@ -4,7 +4,8 @@ pre-drawn numbers, k-means / DBSCAN steps, DP tables (edit distance, LCS, knapsa
 graphs on edge and CSR arrays with explicit queues, FIR/IIR filters, Black-Scholes with math.erf,
 CRR trees, Monte Carlo on given normals, Sobel / bilinear / histogram equalisation, sorts and
 two-pointer merges, transposed SpMV, scans, early exits, @njit / numba.jit helpers, tuple
-returns, np.empty inside, while loops; written before looking at what is supported."""
+returns, np.empty inside, while loops; written before looking at what is supported.  Its two-pointer
+pair_with_sum was numba_fe22's two_sum_sorted (same body and argument types, in the corpus): dropped."""
 
 import math
 
@@ -729,20 +730,6 @@ def intersect_count_sorted(a, b):
         else:
             j += 1
     return common
-
-
-def pair_with_sum(a, target):
-    i = 0
-    j = a.shape[0] - 1
-    while i < j:
-        s = a[i] + a[j]
-        if s == target:
-            return i, j
-        if s < target:
-            i += 1
-        else:
-            j -= 1
-    return -1, -1
 
 
 def selection_kth(x, k):
@@ -1515,7 +1502,6 @@ _add("merge_two_sorted", merge_two_sorted,
      lambda r: (np.sort(r.standard_normal(_n(r, 5))), np.sort(r.standard_normal(int(r.integers(0, 4))))))
 _add("intersect_count_sorted", intersect_count_sorted,
      lambda r: (np.sort(r.integers(0, 6, _n(r, 6))), np.sort(r.integers(0, 6, 5))))
-_add("pair_with_sum", pair_with_sum, lambda r: (np.sort(r.integers(0, 9, _n(r, 7))), 8))
 _add("selection_kth", selection_kth, lambda r: (r.standard_normal(_n(r, 7, 1)), 0))
 _add("csr_spmv_transposed", csr_spmv_transposed,
      lambda r: (lambda p, i, d: (p, i, d, r.standard_normal(p.shape[0] - 1), p.shape[0] - 1))(*_csr_mat(r)))

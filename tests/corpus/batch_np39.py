@@ -5,7 +5,8 @@ histograms, rgb2gray with @), signal code (convolve/correlate modes, interp, sea
 gradient, Hanning windows), finance (returns, rolling means, drawdown), physics (Verlet with
 np.roll, pairwise forces with fill_diagonal), masks/select/nan-functions, unique/sort,
 reshapes and stacks, keepdims, dtype= and out=, integer and bool dtypes, tuples; written before
-looking at what is supported."""
+looking at what is supported.  Two were batch_np37.poly_features2 and numba_fe21.ewma (same bodies
+and argument types): dropped."""
 
 import numpy as np
 from corpus_case import Case
@@ -32,12 +33,6 @@ def robust_scale(X):
 
 def onehot_eye(y, k):
     return np.eye(k)[y], np.eye(k, dtype=np.int64)[y].sum(axis=0)
-
-
-def poly_degree2(X):
-    n, d = X.shape
-    cols = [np.ones(n), X[:, 0], X[:, 1], X[:, 0] ** 2, X[:, 0] * X[:, 1], X[:, 1] ** 2]
-    return np.stack(cols, axis=1)
 
 
 def maxabs_scale_f32(X):
@@ -258,14 +253,6 @@ def drawdown(p):
     return dd, dd.min(), int(np.argmin(dd))
 
 
-def ewma_loop(x, alpha):
-    out = np.empty_like(x)
-    out[0] = x[0]
-    for i in range(1, x.shape[0]):
-        out[i] = alpha * x[i] + (1 - alpha) * out[i - 1]
-    return out
-
-
 def portfolio_weights(R):
     mu = R.mean(axis=0)
     S = np.cov(R, rowvar=False)
@@ -401,7 +388,6 @@ CASES = [
     Case("minmax_scale", minmax_scale, lambda r: (r.standard_normal((6, 3)), 0.0, 1.0), rtol=1e-7, atol=1e-9),
     Case("robust_scale", robust_scale, lambda r: (r.standard_normal((7, 3)),), rtol=1e-7, atol=1e-9),
     Case("onehot_eye", onehot_eye, lambda r: (r.integers(0, 4, 6), 4)),
-    Case("poly_degree2", poly_degree2, lambda r: (r.standard_normal((5, 2)),)),
     Case("maxabs_scale_f32", maxabs_scale_f32, lambda r: (r.standard_normal((4, 3)).astype(np.float32),),
          rtol=1e-6, atol=1e-7),
     Case("label_encode", label_encode, lambda r: (r.integers(0, 5, 8),)),
@@ -452,7 +438,6 @@ CASES = [
          rtol=1e-7, atol=1e-9),
     Case("rolling_mean_cumsum", rolling_mean_cumsum, lambda r: (r.standard_normal(9), 3), rtol=1e-7, atol=1e-9),
     Case("drawdown", drawdown, lambda r: (np.exp(np.cumsum(r.standard_normal(10) * 0.1)),), rtol=1e-7, atol=1e-9),
-    Case("ewma_loop", ewma_loop, lambda r: (r.standard_normal(_n(r, 8, 1)), 0.3), rtol=1e-7, atol=1e-9),
     Case("portfolio_weights", portfolio_weights, lambda r: (r.standard_normal((12, 3)) * 0.01 + 0.001,),
          rtol=1e-6, atol=1e-9),
     Case("verlet_roll", verlet_roll, lambda r: (r.standard_normal(8), r.standard_normal(8), 0.2, 3), rtol=1e-7,
