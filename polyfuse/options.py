@@ -395,6 +395,17 @@ def blas_beta_zero() -> bool:
     return env_flag("POLYFUSE_BLAS_BETA_ZERO", True)
 
 
+def blas_scale_fold() -> bool:
+    """``POLYFUSE_BLAS_SCALE_FOLD``: a statement that multiplies or divides exactly the elements a
+    matrix product written as loops has just written (beta = 0) by a loop-invariant factor
+    (covariance's ``cov[i, j] /= float_n - 1.0`` after its ``?syrk``) is taken over by the
+    product as its alpha (BLAS's ``C = alpha A B``; ``1 / f`` for a division, so the result
+    differs in the last bits as the product's own sums do), and the scaling pass goes
+    (schedule/loop_products.py ``fold_scales``); where alpha is 0 or not finite the loops sum
+    each element and scale the sum as written.  Default on; 0 keeps the scaling pass."""
+    return env_flag("POLYFUSE_BLAS_SCALE_FOLD", True)
+
+
 def blas_symm() -> bool:
     """``POLYFUSE_BLAS_SYMM``: two products written as loops that read one operand's strict
     triangle, one as stored and one transposed, into the same result with the same other operand

@@ -258,7 +258,9 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         trials = getattr(getattr(variant, "backend", None), "in_trials", None)
         warm_up(kernel, inputs, trials=trials)
         timed: list = []
+        before = blas_tallies(variant)
         best, row.polyfuse_runs = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
+        row.blas_modes = tallies_since(before, blas_tallies(variant))
         row.polyfuse_ms = best * 1e3
         stage = "check of the last timed call"
         # the first call ran before threads were tried; the timed ones run on them
@@ -272,7 +274,9 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
             stage = "timing polyfuse on one thread"
             with polyfuse_on(1):
                 warm_up(kernel, inputs, trials=trials)
+                before = blas_tallies(variant)
                 best, _ = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
+                row.blas_modes_1t = tallies_since(before, blas_tallies(variant))
             row.polyfuse_1t_ms = best * 1e3
             stage = "check of the last one-thread call"
             _check_timed(row, timed[0], reference, positions, "the last one-thread timed call")
@@ -289,6 +293,23 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
     if spec.numpy_func is not None:
         _bench_numpy(spec, row, inputs, reference, positions, settings)
     return row
+
+
+def blas_tallies(variant: Any) -> dict[str, dict[str, int]]:
+    """For each BLAS-mode site of a compiled kernel (backends/cpu/parallel.py ``BlasTimes``: a
+    product whose library's threads are a candidate, per thread count and trip count, or the one
+    mode of a call's products), how many of its runs so far each mode ran; {} for other backends."""
+    phase_times = getattr(getattr(variant, "backend", None), "phase_times", None) or {}
+    return {" ".join(str(part) for part in key): dict(times.tally) for key, times in phase_times.items()
+            if isinstance(key, tuple) and key and key[0] in ("blas", "blas call") and hasattr(times, "tally")}
+
+
+def tallies_since(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """The runs of each site and mode in ``after`` not yet in ``before`` (sites that ran none left out)."""
+    since = {site: {mode: runs - before.get(site, {}).get(mode, 0) for mode, runs in modes.items()}
+             for site, modes in after.items()}
+    return {site: {mode: runs for mode, runs in modes.items() if runs} for site, modes in since.items()
+            if any(modes.values())}
 
 
 def _check_timed(row: BenchRow, outputs: tuple, reference: tuple, positions: dict[str, int], which: str) -> None:

@@ -94,6 +94,11 @@ class BenchRow:
     numpy_max_abs_diff: dict[str, float | None] = field(default_factory=dict)
     numpy_error: str = ""
     loop_nests: str = ""  # top-level loop nests "before->after" scheduling
+    # the BLAS modes the timed calls ran (a product whose library's threads are a candidate, or
+    # the call's one mode: backends/cpu/parallel.py BlasTimes): site -> mode -> runs, on polyfuse's
+    # threads and on one thread; a two-thread time near the one-thread one says which mode it was
+    blas_modes: dict[str, dict[str, int]] = field(default_factory=dict)
+    blas_modes_1t: dict[str, dict[str, int]] = field(default_factory=dict)
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # None: shapes differ
     stage_ms: dict[str, float] = field(default_factory=dict)  # compile time per pipeline stage
     local_bytes: dict[str, int] = field(default_factory=dict)  # kernel-local arrays as allocated

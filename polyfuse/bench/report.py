@@ -84,9 +84,21 @@ def summary(report: BenchReport) -> str:
             lines.append(f"local arrays of {row.kernel}: {_bytes(sum(row.declared_local_bytes.values()))} as written, "
                          f"{_bytes(sum(row.local_bytes.values()))} allocated after contraction "
                          f"(per thread: {', '.join(f'{k} {_bytes(v)}' for k, v in row.local_bytes.items()) or 'registers only'})")
+    for row in report.rows:
+        if row.blas_modes or row.blas_modes_1t:
+            lines.append(f"BLAS modes of {row.kernel}'s timed calls (runs): {_modes(row.blas_modes)}; "
+                         f"on one thread: {_modes(row.blas_modes_1t)}")
     lines.append(f"({report.seconds:.1f} s in all; speedup = numba time / polyfuse time, np/pf = numpy time / "
                  "polyfuse time; > 1 means polyfuse is faster)")
     return "\n".join(lines)
+
+
+def _modes(sites: dict[str, dict[str, int]]) -> str:
+    """``library 2, rows 5`` per site, the call's one mode (``blas call ...``) where it has one."""
+    calls = {site: modes for site, modes in sites.items() if site.startswith("blas call")}
+    shown = calls or sites
+    return " | ".join(", ".join(f"{mode} {runs}" for mode, runs in sorted(modes.items()))
+                      for modes in shown.values()) or "-"
 
 
 def _bytes(count: int) -> str:

@@ -91,6 +91,7 @@ def cpu_key() -> str:
         blas_row_chunks,
         blas_row_chunks_gemv,
         blas_row_chunks_guarded,
+        blas_scale_fold,
         blas_stack_chunks,
         blas_symm,
         carried_loads_enabled,
@@ -146,6 +147,7 @@ def cpu_key() -> str:
     scaled += "" if integer_checks() else " float-checks"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
+    scaled += "" if blas_scale_fold() else " scaling-kept"  # loop_products' choice, keyed here too
     scaled += " gemv-row-loops" if gemv_row_loops() else ""  # a frontend choice, keyed here too
     scaled += "" if overwritten_stores() else " stores-kept"  # schedule/overwritten's choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these

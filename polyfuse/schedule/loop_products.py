@@ -43,7 +43,7 @@ from polyfuse.model import region as rg
 from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
-from polyfuse.model.scop import Scop, Statement, isl_name
+from polyfuse.model.scop import ArrayInfo, Scop, Statement, isl_name
 from polyfuse.schedule import product_temporaries as temporaries
 from polyfuse.schedule.expansion import isl_text
 
@@ -61,6 +61,7 @@ class ProductDecision:
     # rest; "with S2": run as a part of S2's product (``fold_mirrors``)
     temporary: str = ""  # "acc grown to ... (a row per iteration of r, q)": product_temporaries' growth
     zeroed: str = ""  # "S0 (line 217)": the statement zeroing ``out`` that the product took over (beta = 0)
+    scaled: str = ""  # "S6 (line 324)": the statement scaling ``out`` after it that the product took over (alpha)
     mirror: str = ""  # "S1 (line 278)": the product reading the same triangle transposed, run with this one
 
 
@@ -86,9 +87,10 @@ def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences
     (schedule/product_temporaries.py), each growth kept only where its product then lifts; then
     each statement that only zeroes what a product then adds to taken over by the product
     (:func:`fold_zeroing`); last, two products that read one triangle as stored and transposed
-    made one product of its symmetric matrix (:func:`fold_mirrors`)."""
+    made one product of its symmetric matrix (:func:`fold_mirrors`); and a statement that then
+    only scales what a product wrote taken over as its alpha (:func:`fold_scales`)."""
     lifted, lifted_deps, decisions = _lift_grown(scop, deps)
-    return fold_mirrors(*fold_zeroing(lifted, lifted_deps, decisions))
+    return fold_scales(*fold_mirrors(*fold_zeroing(lifted, lifted_deps, decisions)))
 
 
 def _lift_grown(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
@@ -172,6 +174,115 @@ def fold_mirrors(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
                             product=_product_of(scop.statement(d.statement)).describe())
         if d.statement not in merged else dataclasses.replace(d, placed=f"with {merged[d.statement]}")
         for d in decisions)
+
+
+_SCALED = "_pf_scaled_"  # + the product's name: the scalar its loops sum into where alpha is not plain
+
+
+def fold_scales(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision, ...]
+                ) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
+    """Each product kept whole that writes its elements (beta = 0: its zeroing folded, no alpha)
+    and is then scaled by a statement that only multiplies or divides each of those elements by
+    a loop-invariant factor (covariance's ``cov[i, j] /= float_n - 1.0`` after its ``?syrk``)
+    takes the factor as its alpha (``1 / f`` for a division: BLAS's ``C = alpha A B``), and the
+    scaling goes: one pass over ``out`` fewer.  Legal where the scaling writes exactly the
+    elements the product writes, each once (its subscripts are its own iterators), runs after it
+    (a later node of the top level), reads only the element it writes, parameters and scalar
+    arguments, and no dependence leads from the product to any other statement (nothing reads or
+    writes ``out`` in between).  Where alpha is 0 or not finite (``f`` an inf, a zero or
+    subnormal), the product's loops sum each element and scale the sum as the user wrote it
+    (``Matmul.summed``); elsewhere the result differs from the user's in the last bits, as the
+    product's own sums do."""
+    if not options.blas_scale_fold():
+        return scop, deps, decisions
+    folds = _scale_folds(scop, deps)
+    if not folds:
+        return scop, deps, decisions
+    notes: dict[str, str] = {}
+    for product, scaling, (operator, factor, first) in folds:
+        scop = _with_scale(scop, scop.statement(product), scaling, operator, factor, first)
+        notes[product] = f"{scaling.name} (line {scaling.span.line})"
+    deps = compute_dependences(scop)
+    return scop, deps, tuple(d if d.statement not in notes else dataclasses.replace(
+        d, scaled=notes[d.statement], product=_product_of(scop.statement(d.statement)).describe()) for d in decisions)
+
+
+def _scale_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement, tuple[str, ir.Expr, bool]]]:
+    """(product, scaling statement, its operator, factor and whether the factor comes first) of
+    each fold :func:`fold_scales` may make, each on an array of its own."""
+    folds: list[tuple[str, Statement, tuple[str, ir.Expr, bool]]] = []
+    arrays: set[str] = set()
+    names = {s.name for s in scop.statements}
+    for at, node in enumerate(scop.body):
+        if not isinstance(node, StmtNode):
+            continue
+        stmt = scop.statement(node.name)
+        op = _single_product(stmt)
+        if (op is None or op.accumulate or op.alpha is not None or op.summed is not None or op.pair
+                or op.batch or op.in_place or op.triangular or op.mirror is not None or op.check is not None
+                or op.dtype not in _REALS or op.out.array in arrays):
+            continue
+        array = isl_name(op.out.array)
+        written = on_array(stmt.writes, array).range()
+        later = {name for after in scop.body[at + 1:] for name in _names(after)}
+        for scaling in scop.statements:
+            form = _scaling(scaling, op) if scaling.name in later else None
+            if (form is not None and not deps.between({stmt.name}, names - {stmt.name, scaling.name})
+                    and on_array(scaling.writes, array).range().is_equal(written)):
+                folds.append((stmt.name, scaling, form))
+                arrays.add(op.out.array)
+                break
+    return folds
+
+
+def _scaling(stmt: Statement, op: rg.Matmul) -> tuple[str, ir.Expr, bool] | None:
+    """(operator, factor, factor first) where ``stmt`` is ``out[v...] = out[v...] * f`` (or
+    ``f * out[...]``, ``out[...] / f``) with ``v...`` its own iterators, each once, and ``f`` of
+    ``op``'s dtype reading no array and no iterator; else None."""
+    value = stmt.value
+    if (stmt.region is not None or stmt.summed is not None or stmt.array != op.out.array
+            or not isinstance(value, ir.BinOp) or value.op not in ("*", "/") or value.dtype != op.dtype):
+        return None
+    own = ir.Load(stmt.array, stmt.index, op.dtype)
+    subscripts = [i.name for i in stmt.index if isinstance(i, ir.Var)]
+    if len(subscripts) != len(stmt.index) or sorted(subscripts) != sorted(stmt.iterators):
+        return None
+    first = value.op == "*" and _same_load(value.rhs, own)
+    factor = value.lhs if first else value.rhs
+    if not (first or _same_load(value.lhs, own)) or factor.dtype != op.dtype:
+        return None
+    if any(isinstance(e, ir.Load) or (isinstance(e, ir.Var) and e.name in stmt.iterators) for e in ir.walk(factor)):
+        return None
+    return value.op, factor, first
+
+
+def _same_load(expr: ir.Expr, load: ir.Load) -> bool:
+    return isinstance(expr, ir.Load) and expr.array == load.array and expr.index == load.index
+
+
+def _with_scale(scop: Scop, product: Statement, scaling: Statement, operator: str, factor: ir.Expr,
+                first: bool) -> Scop:
+    """``scop`` without ``scaling``, ``product`` writing ``out`` times ``factor`` (divided by it):
+    alpha ``f`` (``1 / f``) on BLAS and in its plain loops, the user's sum then scaled where
+    alpha is 0 or not finite."""
+    assert product.region is not None
+    op = _product_of(product)
+    dtype = op.dtype
+    alpha = factor if operator == "*" else ir.BinOp("/", ir.Const(1.0, dtype, False), factor, dtype)
+    unscaled = op.term if op.term is not None else ir.BinOp(
+        "*", ir.Load(op.a.array, op.a.index, dtype), ir.Load(op.b.array, op.b.index, dtype), dtype)
+    total = _SCALED + product.name
+    sum_ = ir.Load(total, (), dtype)
+    value = ir.BinOp(operator, factor, sum_, dtype) if first else ir.BinOp(operator, sum_, factor, dtype)
+    scaled = dataclasses.replace(op, alpha=alpha, term=ir.BinOp("*", alpha, unscaled, dtype),
+                                 summed=rg.Summed(total, unscaled, value, ir.Const(0.0, dtype, False)))
+    kept = dataclasses.replace(product, region=dataclasses.replace(product.region, body=(scaled,)))
+    statements = tuple(kept if s.name == product.name else s for s in scop.statements if s.name != scaling.name)
+    others = {s.name for s in statements}
+    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    arrays = scop.arrays + (ArrayInfo(total, dtype, (), "local"),)
+    replaced = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
+    return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
 
 def _single_product(stmt: Statement) -> rg.Matmul | None:

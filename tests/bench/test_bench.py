@@ -18,6 +18,7 @@ from conftest import copy_args
 from polyfuse.bench import harness as bench
 from polyfuse.bench import limits as bench_limits
 from polyfuse.bench import measure, records, suite
+from polyfuse.bench import report as bench_report
 from polyfuse.runtime import threads
 
 WITH_NUMPY = [name for name, sk in suite.KERNELS.items() if sk.numpy_func is not None]
@@ -312,3 +313,13 @@ def test_warm_up_waits_for_the_blas_modes_trials(monkeypatch):
     assert measure.warm_up(call, (np.zeros(3),), max_seconds=0.0, trials=lambda: True) == 0
     assert not BlasTimes(True, {"serial": [0.01]}, "rows", BLAS_MODES).in_trials()
     assert not BlasTimes(False, {"serial": [0.01]}, "measure", BLAS_MODES).in_trials()
+
+
+def test_the_blas_modes_of_the_timed_calls_are_the_runs_since_the_warm_up():
+    """bench rows record which BLAS mode the timed calls ran (a two-thread time near the one-thread
+    one is then explained: session 32's covariance, correlation, symm), the call's one mode shown."""
+    before = {"blas call 2 (6, 7)": {"rows": 3, "serial": 2}, "blas 4 2 6": {"serial": 1}}
+    after = {"blas call 2 (6, 7)": {"rows": 8, "serial": 2}, "blas 4 2 6": {"serial": 1}, "blas 4 1 6": {"library": 2}}
+    since = measure.tallies_since(before, after)
+    assert since == {"blas call 2 (6, 7)": {"rows": 5}, "blas 4 1 6": {"library": 2}}
+    assert bench_report._modes(since) == "rows 5" and bench_report._modes({}) == "-"

@@ -262,6 +262,37 @@ def k(cov, data):
 """
     kernel = _run(source, _m(50, 50), _m(60, 50) - 0.5, lifted=1)
     assert "polyfuse.blas.dsyrk" in kernel.inspect_llvm(_m(50, 50), _m(60, 50))
+    # the division after the product is its alpha (POLYFUSE_BLAS_SCALE_FOLD): one pass fewer;
+    # with one row of data the divisor is 0, alpha not finite: the loops sum each element and
+    # divide the sum, NaN and inf where the user's function has them
+    (decision,) = kernel.explain(_m(50, 50), _m(60, 50))["loop products"]
+    assert decision["scaled"].startswith("S2 (line") and decision["product"].startswith("cov = (1.0 / ")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _run(source, _m(50, 50), np.where(_m(1, 50) < 0.5, 0.0, _m(1, 50)))
+
+
+def test_a_scaling_after_the_product_stays_where_its_factor_reads_an_array():
+    """``cov[i, j] /= w[i]``: a factor per row, no alpha; and a scaling that another statement
+    reads before (``d[i] = cov[i, i]``) stays too."""
+    source = """
+def k(cov, data, w, d):
+    for i in range(cov.shape[0]):
+        for j in range(cov.shape[0]):
+            cov[i, j] = 0.0
+            for k in range(data.shape[0]):
+                cov[i, j] += data[k, i] * data[k, j]
+    for i in range(cov.shape[0]):
+        d[i] = cov[i, i]
+    for i in range(cov.shape[0]):
+        for j in range(cov.shape[0]):
+            cov[i, j] *= 2.0
+    for i in range(cov.shape[0]):
+        for j in range(cov.shape[0]):
+            cov[i, j] /= w[i]
+"""
+    args = (_m(40, 40), _m(50, 40), _m(40) + 0.5, _m(40))
+    kernel = _run(source, *args, lifted=1)
+    assert not kernel.explain(*args)["loop products"][0]["scaled"]
 
 
 def test_a_triangle_of_two_different_matrices_runs_its_loops():
