@@ -1398,7 +1398,10 @@ class Lowering:
             return extent
         if not _products_of_sizes(extent, self.params):
             computed = self.call_time_size(extent)
-            return extent if computed is None else computed.node
+            if computed is None:
+                return extent
+            self.changed = True  # (np.zeros((n - w) // w + 1) as written: the statement changes)
+            return computed.node
         factors = [sym_of(f) for f in _factors(extent)]
         if not all(f.is_const() or self.require(f"{f.text} >= 0") for f in factors):
             return extent
