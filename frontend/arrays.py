@@ -814,6 +814,14 @@ class Lowering:
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
                 to_theirs[mine.array] = theirs.array
                 self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
+            elif _early_result(name) and self.sizes_only(test) and not any(self.in_loop(e) for p in pairs for e in p) \
+                    and (merged := self.merged_extents(test, mine, theirs)) is not None:
+                # if nw <= 0: return np.zeros(0) ... out = np.empty(nw) ... return out: one array
+                # of extents the call computes (0 if nw <= 0 else nw), each branch's as it runs
+                to_theirs[mine.array] = theirs.array
+                self.temporaries[theirs.array] = merged
+                self.allocations = [_resized(a, theirs.array, merged) for a in self.allocations]
+                self.names[name] = dataclasses.replace(theirs, extents=merged, block=self.block, live=True)
             elif not self.sizes_only(test) and name != EARLY_RESULT and name in read_elsewhere and not any(
                     self.in_loop(e) or _reads_data(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs):
@@ -836,6 +844,33 @@ class Lowering:
         if to_mine:
             orelse = [_Renamed(to_mine).visit(stmt) for stmt in orelse]
         return body, orelse
+
+    def merged_extents(self, test: ast.expr, mine: ArrayName, theirs: ArrayName) -> tuple[Sym, ...] | None:
+        """The extents of one array for ``mine`` (bound where ``test`` holds) and ``theirs`` (where
+        it fails), temporaries of other extents: each differing pair ``a``, ``b`` a size the call
+        computes, ``a if test else b`` (frontend.call_sizes), that isl knows is ``a`` where the
+        test holds and ``b`` where it fails (assumed, and so checked per call: true by its
+        making).  None where an extent or the test is not of the call's forms, or ``theirs`` is
+        not a whole temporary this lowering allocated."""
+        if theirs.array not in self.temporaries or any(
+                not (isinstance(a, ast.Assign) and isinstance(a.targets[0], ast.Name))
+                for a in self.allocations if _allocates(a, theirs.array) is None):
+            return None
+        merged: list[Sym] = []
+        facts: list[ast.expr] = []
+        for a, b in zip(mine.extents, theirs.extents):
+            if self.equal_extents(a, b):
+                merged.append(b)
+                continue
+            size = self.call_time_size(ast.IfExp(copy.deepcopy(test), a.node, b.node))
+            if size is None:
+                return None
+            merged.append(size)
+            facts.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
+                                               ast.Compare(size.node, [ast.Eq()], [a.node])]))
+            facts.append(ast.BoolOp(ast.Or(), [copy.deepcopy(test), ast.Compare(size.node, [ast.Eq()], [b.node])]))
+        self.assumed.extend(facts)
+        return tuple(merged)
 
     def never_equal(self, test: ast.expr, a: Sym, b: Sym) -> bool:
         """Whether ``a`` and ``b`` differ wherever ``test`` holds (``x[1:]`` and ``x`` under
@@ -5472,6 +5507,23 @@ def _products_of_sizes(node: ast.expr, params: frozenset[str]) -> bool:
     """Whether ``node`` is a product of at least two factors, each affine in ``params``."""
     factors = _factors(node)
     return len(factors) > 1 and all(is_affine(f, params) for f in factors)
+
+
+def _allocates(stmt: ast.stmt, array: str) -> ast.Call | None:
+    """The allocation call of ``array = np.empty(...)`` (a statement of ``Lowering.allocations``)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == array \
+            and isinstance(stmt.value, ast.Call):
+        return stmt.value
+    return None
+
+
+def _resized(stmt: ast.stmt, array: str, extents: tuple[Sym, ...]) -> ast.stmt:
+    """``stmt`` with the shape of ``array``'s allocation ``extents`` (other statements as they are)."""
+    call = _allocates(stmt, array)
+    if call is None:
+        return stmt
+    return _replace(stmt, value=_replace(call, args=[ast.Tuple([e.node for e in extents], ast.Load()),
+                                                     *call.args[1:]]))
 
 
 def _factors(node: ast.expr) -> list[ast.expr]:
