@@ -425,6 +425,7 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+        self.early_why: dict[str, str] = {}  # an early-returned array's name -> why it is not one array
         # id of an assumption -> the weaker condition NumPy itself accepts (`a == b or a <= 0 and b <= 0`)
         self.numpy_accepts: dict[int, ast.expr] = {}
         # nodes Python may not evaluate in their statement (an IfExp's branches, an and/or's later
@@ -800,6 +801,9 @@ class Lowering:
             theirs = None if theirs is None else self.as_temporary(theirs)
             if theirs is None or theirs.block != else_block or theirs.dtype != mine.dtype \
                     or theirs.rank != mine.rank:
+                if _early_result(name) and theirs is not None and theirs.block == else_block:
+                    self.early_why[name] = (f"one is {mine.dtype} of rank {mine.rank}, the other {theirs.dtype} "
+                                            f"of rank {theirs.rank}")
                 continue
             pairs = [(a, b) for a, b in zip(mine.extents, theirs.extents) if not self.equal_extents(a, b)]
             if not pairs:
@@ -822,6 +826,8 @@ class Lowering:
                 self.temporaries[theirs.array] = merged
                 self.allocations = [_resized(a, theirs.array, merged) for a in self.allocations]
                 self.names[name] = dataclasses.replace(theirs, extents=merged, block=self.block, live=True)
+            elif _early_result(name):
+                self.early_why[name] = self.early_extents_why(test, pairs)
             elif not self.sizes_only(test) and name != EARLY_RESULT and name in read_elsewhere and not any(
                     self.in_loop(e) or _reads_data(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs):
@@ -844,6 +850,16 @@ class Lowering:
         if to_mine:
             orelse = [_Renamed(to_mine).visit(stmt) for stmt in orelse]
         return body, orelse
+
+    def early_extents_why(self, test: ast.expr, pairs: list[tuple[Sym, Sym]]) -> str:
+        """Why arrays of extents ``pairs`` returned on the two sides of ``test`` are not one array."""
+        extents = ", ".join(f"{a.text!r} and {b.text!r}" for a, b in pairs)
+        if not self.sizes_only(test):
+            return (f"their extents {extents} differ under a test of array data or of a local the kernel "
+                    f"changes, {ast.unparse(test)!r}, which the call cannot compute first")
+        return (f"their extents {extents} differ, one known only as the kernel runs (a count); return one "
+                "array on every path: drop the early return where the rest gives the same (a count of 0 "
+                "allocates np.empty(0)), or allocate the largest size and return buf[:k]")
 
     def merged_extents(self, test: ast.expr, mine: ArrayName, theirs: ArrayName) -> tuple[Sym, ...] | None:
         """The extents of one array for ``mine`` (bound where ``test`` holds) and ``theirs`` (where
@@ -2098,10 +2114,13 @@ class Lowering:
     def lookup(self, node: ast.Name) -> ArrayName | None:
         entry = self.names.get(node.id)
         if entry is not None and not entry.live and _early_result(node.id):  # frontend.early_return's result
-            raise self.error(node, "arrays returned from the branches of an if that are not one array after it "
-                             "(another dtype or shape, or a view such as an argument or its slice); an array "
-                             "may be returned from inside an if when every branch returns a new array of one "
-                             "dtype and shape", "early return of an array")
+            why = self.early_why.get(node.id)
+            raise self.error(node, "arrays returned from the branches of an if that are not one array after it"
+                             + (f": {why}; " if why else " (another dtype or shape, or a view such as an argument "
+                                "or its slice); ")
+                             + "an array may be returned from inside an if when every branch returns a new array "
+                             "of one dtype and shape, or of other extents under a test of sizes and integer "
+                             "arguments alone", "early return of an array")
         if entry is not None and not entry.live:
             what = "an array this line computes (a temporary)" if node.id.startswith("pf_") else f"array {node.id!r}"
             raise self.error(node, f"{what} is read outside the loop or branch that binds it; bind it before the "
