@@ -7,7 +7,7 @@ parameter (``pf_size...``, like ``X.shape[d]``) whose value the call computes be
 runs by evaluating the expression as Python would (``runtime.variant.size_value``), with the
 arguments' values (the kernel must never assign those arguments).  The forms are few on purpose, so that value is the one the undecorated
 function computes: names of integer and float64 arguments, sizes ``X.shape[d]`` of array
-arguments, number constants, ``+ - * / // % **`` and unary minus, ``<< >> & | ^`` of integers,
+arguments, number constants, ``+ - * / // % **`` and unary minus, ``<< >> & | ^ ~`` of integers,
 ``a if test else b`` of a comparison (``and``/``or``/``not`` of them), and the calls ``int``,
 ``round`` (one argument), ``abs``, ``min``, ``max``, ``math.floor/ceil/trunc/sqrt`` and
 ``np.floor/ceil/sqrt``; the whole must be an ``int``.
@@ -73,6 +73,8 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
         return "int" if ok else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _kind(node.operand, kinds, arrays)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):  # ~k of an integer
+        return "int" if _kind(node.operand, kinds, arrays) == "int" else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
                                                             ast.Mod)):
         sides = [_kind(node.left, kinds, arrays), _kind(node.right, kinds, arrays)]
@@ -86,8 +88,8 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
         sides = [_kind(node.left, kinds, arrays), _kind(node.right, kinds, arrays)]
         return "int" if sides == ["int", "int"] else None
     if isinstance(node, ast.IfExp):  # n - w + 1 if n >= w else 0
-        sides = {_kind(node.body, kinds, arrays), _kind(node.orelse, kinds, arrays)}
-        return sides.pop() if len(sides) == 1 and _is_test(node.test, kinds, arrays) else None
+        branches = {_kind(node.body, kinds, arrays), _kind(node.orelse, kinds, arrays)}
+        return branches.pop() if len(branches) == 1 and _is_test(node.test, kinds, arrays) else None
     if isinstance(node, ast.Call) and not node.keywords:
         args = [_kind(a, kinds, arrays) for a in node.args]
         if not node.args or None in args:
