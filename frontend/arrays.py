@@ -810,14 +810,6 @@ class Lowering:
                 if theirs.array != mine.array:
                     to_mine[theirs.array] = mine.array
                 self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
-            elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
-                    and not any(self.never_equal(test, a, b) for a, b in pairs) \
-                    and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
-                for a, b in pairs:
-                    self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
-                                                              ast.Compare(a.node, [ast.Eq()], [b.node])]))
-                to_theirs[mine.array] = theirs.array
-                self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
             elif _early_result(name) and self.sizes_only(test) and not any(self.in_loop(e) for p in pairs for e in p) \
                     and (merged := self.merged_extents(test, mine, theirs)) is not None:
                 # if nw <= 0: return np.zeros(0) ... out = np.empty(nw) ... return out: one array
@@ -826,6 +818,14 @@ class Lowering:
                 self.temporaries[theirs.array] = merged
                 self.allocations = [_resized(a, theirs.array, merged) for a in self.allocations]
                 self.names[name] = dataclasses.replace(theirs, extents=merged, block=self.block, live=True)
+            elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
+                    and not any(self.never_equal(test, a, b) for a, b in pairs) \
+                    and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
+                for a, b in pairs:
+                    self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
+                                                              ast.Compare(a.node, [ast.Eq()], [b.node])]))
+                to_theirs[mine.array] = theirs.array
+                self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
             elif _early_result(name):
                 self.early_why[name] = self.early_extents_why(test, pairs)
             elif not self.sizes_only(test) and name != EARLY_RESULT and name in read_elsewhere and not any(
@@ -868,9 +868,8 @@ class Lowering:
         test holds and ``b`` where it fails (assumed, and so checked per call: true by its
         making).  None where an extent or the test is not of the call's forms, or ``theirs`` is
         not a whole temporary this lowering allocated."""
-        if theirs.array not in self.temporaries or any(
-                not (isinstance(a, ast.Assign) and isinstance(a.targets[0], ast.Name))
-                for a in self.allocations if _allocates(a, theirs.array) is None):
+        if theirs.array not in self.temporaries \
+                or sum(_allocates(a, theirs.array) is not None for a in self.allocations) != 1:
             return None
         merged: list[Sym] = []
         facts: list[ast.expr] = []

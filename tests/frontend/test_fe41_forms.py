@@ -1,6 +1,7 @@
 """fe41's forms from numba-style code (tests/corpus/batch_fe41): an early return before a loop
 with its own continue, an inlined helper's tuple of a local it changed, sizes the call computes
-from ``**``, shifts and ``a if test else b``, an early-returned empty array of other extents,
+from ``**``, shifts and ``a if test else b``, an early-returned empty array of other extents (alone
+or in a returned tuple),
 ``return buf[:k].copy()``, a rotation of a buffer bound to arithmetic; and the refusals' words."""
 
 import numpy as np
@@ -62,6 +63,17 @@ def windows_or_empty(x, w):
     return out
 
 
+def pairs_or_empty(x, w):
+    n = x.shape[0]
+    if n < w:
+        return np.zeros((0, 2)), 0
+    out = np.empty((n - w + 1, 2))
+    for i in range(n - w + 1):
+        out[i, 0] = x[i]
+        out[i, 1] = x[i + w - 1]
+    return out, n - w + 1
+
+
 def kept_copy(x):
     buf = np.empty(2 * x.shape[0], dtype=np.int64)
     k = 0
@@ -89,6 +101,7 @@ CASES = [(first_run_filled, (np.array([1, 1, 0, 1]), 2)), (first_run_filled, (np
          (pop_all, (RNG.random(5),)),
          (computed_extents, (RNG.random(6), 2, 3)), (computed_extents, (RNG.random(6), 0, 6)),
          (windows_or_empty, (RNG.random(5), 2)), (windows_or_empty, (RNG.random(5), 7)),
+         (pairs_or_empty, (RNG.random(5), 2)), (pairs_or_empty, (RNG.random(3), 5)),
          (kept_copy, (RNG.random(6),)), (kept_copy, (np.zeros(0),)),
          (rotate_scaled, (RNG.random(4), 2))]
 # the fixes' cpu check (the python target checks the rest, as the lowering is the same)
