@@ -20,7 +20,8 @@ any permutation, the names it leaves in place dropped) copies every value first,
 name to its value's copy.  A run of name moves that rotates distinct buffers (``tmp = a; a = b;
 b = tmp``; ``u_prev = u; u = u_next`` of a ``u_next`` allocated afresh each step) is that rotation,
 or a chain of copies where a dead name needs no value (``_rotation``).  Taken for two distinct names of arrays the kernel
-allocates (bound to ``np.zeros``, ``np.empty_like``, ``x.copy()`` and the like); scalars and arguments are left to ``Desugar``.
+allocates (bound to ``np.zeros``, ``np.empty_like``, ``x.copy()`` and the like, or to arithmetic of an array:
+``b = a0 * 0.5``); scalars and arguments are left to ``Desugar``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
     an allocation or a copy, ``_allocated``) that no name views (``_viewed`` in ``whole``, the
     kernel's body) written as copies (the module)."""
     if arrays is None:
-        arrays = _allocated(body)
+        arrays = _allocated(body, {name for name, rank in getattr(rw, "ranks", {}).items() if rank})
         _collapse_moves(body, arrays, body, None)
     whole = body if whole is None else whole
     out: list[ast.stmt] = []
@@ -214,20 +215,38 @@ _ALLOCATING = frozenset(("copy", "zeros", "empty", "ones", "full", "zeros_like",
                          "full_like", "array"))
 
 
-def _allocated(body: list[ast.stmt]) -> set[str]:
+def _allocated(body: list[ast.stmt], given: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """The names some statement binds to a new array (``np.zeros(...)``, ``x.copy()``, ...; one
-    of a tuple, ``a, b = u.copy(), np.zeros_like(u)``, too)."""
+    of a tuple, ``a, b = u.copy(), np.zeros_like(u)``, too), or to arithmetic of a name that is
+    an array (``b = a0 * 0.5`` of an array argument in ``given``, or of such a name: a new array
+    whatever the other operands are)."""
     found: set[str] = set()
-    for node in (n for stmt in body for n in walk(stmt)):
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) \
-                and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts) \
-                else [(target, node.value)]
-            found.update(t.id for t, v in pairs if isinstance(t, ast.Name) and isinstance(v, ast.Call)
-                         and isinstance(v.func, ast.Attribute) and v.func.attr in _ALLOCATING)
-    return found
+    while True:
+        before = len(found)
+        for node in (n for stmt in body for n in walk(stmt)):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) \
+                    and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts) \
+                    else [(target, node.value)]
+                found.update(t.id for t, v in pairs if isinstance(t, ast.Name) and (
+                    isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _ALLOCATING
+                    or _array_arithmetic(v, found | set(given))))
+        if len(found) == before:
+            return found
+
+
+def _array_arithmetic(node: ast.expr, arrays: set[str]) -> bool:
+    """Whether ``node`` is ``+ - * / ...`` (not ``@``: two vectors give a number) or a unary
+    operator with an operand named in ``arrays`` (NumPy's result is then a new array)."""
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return isinstance(node.operand, ast.Name) and node.operand.id in arrays \
+            or _array_arithmetic(node.operand, arrays)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+        return any(isinstance(side, ast.Name) and side.id in arrays or _array_arithmetic(side, arrays)
+                   for side in (node.left, node.right))
+    return False
 
 
 #: calls whose value is a new array or a scalar, never a view of their arguments

@@ -425,6 +425,7 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+        self.early_why: dict[str, str] = {}  # an early-returned array's name -> why it is not one array
         # id of an assumption -> the weaker condition NumPy itself accepts (`a == b or a <= 0 and b <= 0`)
         self.numpy_accepts: dict[int, ast.expr] = {}
         # nodes Python may not evaluate in their statement (an IfExp's branches, an and/or's later
@@ -800,12 +801,23 @@ class Lowering:
             theirs = None if theirs is None else self.as_temporary(theirs)
             if theirs is None or theirs.block != else_block or theirs.dtype != mine.dtype \
                     or theirs.rank != mine.rank:
+                if _early_result(name) and theirs is not None and theirs.block == else_block:
+                    self.early_why[name] = (f"one is {mine.dtype} of rank {mine.rank}, the other {theirs.dtype} "
+                                            f"of rank {theirs.rank}")
                 continue
             pairs = [(a, b) for a, b in zip(mine.extents, theirs.extents) if not self.equal_extents(a, b)]
             if not pairs:
                 if theirs.array != mine.array:
                     to_mine[theirs.array] = mine.array
                 self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
+            elif _early_result(name) and self.sizes_only(test) and not any(self.in_loop(e) for p in pairs for e in p) \
+                    and (merged := self.merged_extents(test, mine, theirs)) is not None:
+                # if nw <= 0: return np.zeros(0) ... out = np.empty(nw) ... return out: one array
+                # of extents the call computes (0 if nw <= 0 else nw), each branch's as it runs
+                to_theirs[mine.array] = theirs.array
+                self.temporaries[theirs.array] = merged
+                self.allocations = [_resized(a, theirs.array, merged) for a in self.allocations]
+                self.names[name] = dataclasses.replace(theirs, extents=merged, block=self.block, live=True)
             elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs) \
                     and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
@@ -814,6 +826,8 @@ class Lowering:
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
                 to_theirs[mine.array] = theirs.array
                 self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
+            elif _early_result(name):
+                self.early_why[name] = self.early_extents_why(test, pairs)
             elif not self.sizes_only(test) and name != EARLY_RESULT and name in read_elsewhere and not any(
                     self.in_loop(e) or _reads_data(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs):
@@ -836,6 +850,42 @@ class Lowering:
         if to_mine:
             orelse = [_Renamed(to_mine).visit(stmt) for stmt in orelse]
         return body, orelse
+
+    def early_extents_why(self, test: ast.expr, pairs: list[tuple[Sym, Sym]]) -> str:
+        """Why arrays of extents ``pairs`` returned on the two sides of ``test`` are not one array."""
+        extents = ", ".join(f"{a.text!r} and {b.text!r}" for a, b in pairs)
+        if not self.sizes_only(test):
+            return (f"their extents {extents} differ under a test of array data or of a local the kernel "
+                    f"changes, {ast.unparse(test)!r}, which the call cannot compute first")
+        return (f"their extents {extents} differ, one known only as the kernel runs (a count); return one "
+                "array on every path: drop the early return where the rest gives the same (a count of 0 "
+                "allocates np.empty(0)), or allocate the largest size and return buf[:k]")
+
+    def merged_extents(self, test: ast.expr, mine: ArrayName, theirs: ArrayName) -> tuple[Sym, ...] | None:
+        """The extents of one array for ``mine`` (bound where ``test`` holds) and ``theirs`` (where
+        it fails), temporaries of other extents: each differing pair ``a``, ``b`` a size the call
+        computes, ``a if test else b`` (frontend.call_sizes), that isl knows is ``a`` where the
+        test holds and ``b`` where it fails (assumed, and so checked per call: true by its
+        making).  None where an extent or the test is not of the call's forms, or ``theirs`` is
+        not a whole temporary this lowering allocated."""
+        if theirs.array not in self.temporaries \
+                or sum(_allocates(a, theirs.array) is not None for a in self.allocations) != 1:
+            return None
+        merged: list[Sym] = []
+        facts: list[ast.expr] = []
+        for a, b in zip(mine.extents, theirs.extents):
+            if self.equal_extents(a, b):
+                merged.append(b)
+                continue
+            size = self.call_time_size(ast.IfExp(copy.deepcopy(test), a.node, b.node))
+            if size is None:
+                return None
+            merged.append(size)
+            facts.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
+                                               ast.Compare(size.node, [ast.Eq()], [a.node])]))
+            facts.append(ast.BoolOp(ast.Or(), [copy.deepcopy(test), ast.Compare(size.node, [ast.Eq()], [b.node])]))
+        self.assumed.extend(facts)
+        return tuple(merged)
 
     def never_equal(self, test: ast.expr, a: Sym, b: Sym) -> bool:
         """Whether ``a`` and ``b`` differ wherever ``test`` holds (``x[1:]`` and ``x`` under
@@ -1398,7 +1448,10 @@ class Lowering:
             return extent
         if not _products_of_sizes(extent, self.params):
             computed = self.call_time_size(extent)
-            return extent if computed is None else computed.node
+            if computed is None:
+                return extent
+            self.changed = True  # (np.zeros((n - w) // w + 1) as written: the statement changes)
+            return computed.node
         factors = [sym_of(f) for f in _factors(extent)]
         if not all(f.is_const() or self.require(f"{f.text} >= 0") for f in factors):
             return extent
@@ -2060,10 +2113,13 @@ class Lowering:
     def lookup(self, node: ast.Name) -> ArrayName | None:
         entry = self.names.get(node.id)
         if entry is not None and not entry.live and _early_result(node.id):  # frontend.early_return's result
-            raise self.error(node, "arrays returned from the branches of an if that are not one array after it "
-                             "(another dtype or shape, or a view such as an argument or its slice); an array "
-                             "may be returned from inside an if when every branch returns a new array of one "
-                             "dtype and shape", "early return of an array")
+            why = self.early_why.get(node.id)
+            raise self.error(node, "arrays returned from the branches of an if that are not one array after it"
+                             + (f": {why}; " if why else " (another dtype or shape, or a view such as an argument "
+                                "or its slice); ")
+                             + "an array may be returned from inside an if when every branch returns a new array "
+                             "of one dtype and shape, or of other extents under a test of sizes and integer "
+                             "arguments alone", "early return of an array")
         if entry is not None and not entry.live:
             what = "an array this line computes (a temporary)" if node.id.startswith("pf_") else f"array {node.id!r}"
             raise self.error(node, f"{what} is read outside the loop or branch that binds it; bind it before the "
@@ -5469,6 +5525,23 @@ def _products_of_sizes(node: ast.expr, params: frozenset[str]) -> bool:
     """Whether ``node`` is a product of at least two factors, each affine in ``params``."""
     factors = _factors(node)
     return len(factors) > 1 and all(is_affine(f, params) for f in factors)
+
+
+def _allocates(stmt: ast.stmt, array: str) -> ast.Call | None:
+    """The allocation call of ``array = np.empty(...)`` (a statement of ``Lowering.allocations``)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == array \
+            and isinstance(stmt.value, ast.Call):
+        return stmt.value
+    return None
+
+
+def _resized(stmt: ast.stmt, array: str, extents: tuple[Sym, ...]) -> ast.stmt:
+    """``stmt`` with the shape of ``array``'s allocation ``extents`` (other statements as they are)."""
+    call = _allocates(stmt, array)
+    if call is None:
+        return stmt
+    return _replace(stmt, value=_replace(call, args=[ast.Tuple([e.node for e in extents], ast.Load()),
+                                                     *call.args[1:]]))
 
 
 def _factors(node: ast.expr) -> list[ast.expr]:

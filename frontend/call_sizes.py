@@ -7,7 +7,8 @@ parameter (``pf_size...``, like ``X.shape[d]``) whose value the call computes be
 runs by evaluating the expression as Python would (``runtime.variant.size_value``), with the
 arguments' values (the kernel must never assign those arguments).  The forms are few on purpose, so that value is the one the undecorated
 function computes: names of integer and float64 arguments, sizes ``X.shape[d]`` of array
-arguments, number constants, ``+ - * / // %`` and unary minus, and the calls ``int``,
+arguments, number constants, ``+ - * / // % **`` and unary minus, ``<< >> & | ^ ~`` of integers,
+``a if test else b`` of a comparison (``and``/``or``/``not`` of them), and the calls ``int``,
 ``round`` (one argument), ``abs``, ``min``, ``max``, ``math.floor/ceil/trunc/sqrt`` and
 ``np.floor/ceil/sqrt``; the whole must be an ``int``.
 """
@@ -72,12 +73,23 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
         return "int" if ok else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _kind(node.operand, kinds, arrays)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):  # ~k of an integer
+        return "int" if _kind(node.operand, kinds, arrays) == "int" else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
                                                             ast.Mod)):
         sides = [_kind(node.left, kinds, arrays), _kind(node.right, kinds, arrays)]
         if None in sides:
             return None
         return "float" if isinstance(node.op, ast.Div) or "float" in sides else "int"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # 4 ** k (a float at k < 0: refused per call)
+        sides = [_kind(node.left, kinds, arrays), _kind(node.right, kinds, arrays)]
+        return None if None in sides else "float" if "float" in sides else "int"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _INT_OPS):  # 1 << (2 * k), n & ~1
+        sides = [_kind(node.left, kinds, arrays), _kind(node.right, kinds, arrays)]
+        return "int" if sides == ["int", "int"] else None
+    if isinstance(node, ast.IfExp):  # n - w + 1 if n >= w else 0
+        branches = {_kind(node.body, kinds, arrays), _kind(node.orelse, kinds, arrays)}
+        return branches.pop() if len(branches) == 1 and _is_test(node.test, kinds, arrays) else None
     if isinstance(node, ast.Call) and not node.keywords:
         args = [_kind(a, kinds, arrays) for a in node.args]
         if not node.args or None in args:
@@ -90,6 +102,23 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(args) == 1:
             return _MODULE_CALLS.get((func.value.id, func.attr))
     return None
+
+
+_INT_OPS = (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)
+_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _is_test(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> bool:
+    """Whether ``node`` is a condition of the forms above: comparisons of their values, joined
+    by ``and``/``or``/``not``."""
+    if isinstance(node, ast.Compare):
+        return all(isinstance(op, _COMPARISONS) for op in node.ops) \
+            and all(_kind(v, kinds, arrays) is not None for v in [node.left, *node.comparators])
+    if isinstance(node, ast.BoolOp):
+        return all(_is_test(v, kinds, arrays) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _is_test(node.operand, kinds, arrays)
+    return False
 
 
 # elementwise NumPy functions (and a few whose values NumPy alone defines) an array expression the

@@ -10,7 +10,8 @@ runtime.variant: ``returned``), Python's own slicing, so a count out of range be
 - **Returned prefixes.**  ``return buf[:k]`` (``buf`` an array, ``k`` an expression reading a
   local that is assigned more than once or inside a loop or branch, or an array element) is
   ``return buf, k`` here and a prefix of ``buf`` once lifted: the caller gets ``buf[:k]``, a view
-  of the kernel's fresh buffer (or of the argument), as NumPy gives.
+  of the kernel's fresh buffer (or of the argument), as NumPy gives; ``return buf[:k].copy()``
+  the same where every binding of ``buf`` is a new array (nobody else sees the buffer).
 - **Lists built by append.**  ``name = []`` at the top level of the body, then only
   ``name.append(v)`` statements (inside ``for`` loops over ``range`` with step 1 or -1 whose
   bounds read enclosing loops' variables at most linearly, inside counted ``while`` loops --
@@ -390,11 +391,13 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
             values += [ast.copy_location(ast.Name(found.name, ast.Load()), elt),
                        ast.copy_location(ast.Name(found.count, ast.Load()), elt)]
             continue
-        bound = _prefix_bound(elt, changing)
+        copied = _copied_prefix(elt, body)  # return buf[:k].copy() of a buffer the kernel allocates
+        bound = _prefix_bound(copied or elt, changing)
         if bound is not None:
-            assert isinstance(elt, ast.Subscript)
+            sliced = copied or elt
+            assert isinstance(sliced, ast.Subscript)
             prefixes.append((len(values), ""))
-            values += [elt.value, bound]
+            values += [sliced.value, bound]
             continue
         if isinstance(elt, ast.Name) and elt.id in lists:
             raise rw.error(elt, f"the list {elt.id!r} returned itself (a list); return np.array({elt.id})",
@@ -546,6 +549,28 @@ def _list_array(rw: Rewriter, elt: ast.expr, lists: dict[str, _List]) -> _List |
                            "for a list built by append", "growing list")
         found.dtype = kw.value
     return found
+
+
+def _copied_prefix(elt: ast.expr, body: list[ast.stmt]) -> ast.Subscript | None:
+    """``buf[:k]`` of ``buf[:k].copy()`` where every binding of ``buf`` is a new array
+    (``np.empty(2 * n)``, ``x.copy()``): the caller's view of the kernel's own buffer is a copy
+    nobody else sees.  None otherwise (a prefix of an argument must come back as a copy)."""
+    if not (isinstance(elt, ast.Call) and isinstance(elt.func, ast.Attribute) and elt.func.attr == "copy"
+            and not elt.args and not elt.keywords and isinstance(elt.func.value, ast.Subscript)
+            and isinstance(elt.func.value.value, ast.Name)):
+        return None
+    name = elt.func.value.value.id
+    values = [node.value for top in body for node in walk(top) if isinstance(node, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+    stored = sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                 for top in body for n in walk(top))
+    fresh = all(isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _FRESH
+                for v in values)
+    return elt.func.value if values and fresh and stored == len(values) else None
+
+
+#: calls whose value is a new array (np.empty(n), x.copy())
+_FRESH = frozenset(("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "copy"))
 
 
 def _prefix_bound(elt: ast.expr, changing: set[str]) -> ast.expr | None:

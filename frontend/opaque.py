@@ -357,9 +357,10 @@ def _surely_assigned(node: ast.stmt) -> set[str]:
     nothing for any other loop (it may run no iteration).  For a data-dependent ``if`` kept
     whole (it holds a while loop: ``if x.mean() > 0: c = np.median(x) else: c = x.mean()``)
     those both branches assign on every path, where no ``break``, ``continue`` or ``return``
-    may leave it first."""
+    may leave it first (a loop's own ``break``/``continue`` inside a branch leaves only that
+    loop: ``if old == new: r = 0 else: for ...: if ...: continue ...; r = k``)."""
     if isinstance(node, ast.If):
-        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in walk(node)):
+        if _leaves(node.body + node.orelse):
             return set()
         return _exposed([node], set(), set(), set())
     if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value is True):
@@ -370,6 +371,30 @@ def _surely_assigned(node: ast.stmt) -> set[str]:
             break
         prefix.append(stmt)
     return _exposed(prefix, set(), set(), set())
+
+
+def _leaves(stmts: list[ast.stmt]) -> bool:
+    """Whether a ``break``, ``continue`` or ``return`` of ``stmts`` may leave them: a ``return``
+    anywhere, a jump outside the loops they hold (a loop's own jumps stay inside it)."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Break, ast.Continue, ast.Return)):
+            return True
+        if isinstance(stmt, (ast.For, ast.While)):
+            if any(isinstance(n, ast.Return) for n in walk(stmt)) or _leaves(stmt.orelse):
+                return True
+            continue
+        if any(isinstance(n, ast.Return) for n in walk(stmt)):
+            return True
+        if any(_leaves(inner) for inner in _blocks(stmt)):
+            return True
+    return False
+
+
+def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists directly inside ``stmt`` (an if's branches, a try's bodies)."""
+    found = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
+    found += [h.body for h in getattr(stmt, "handlers", [])]
+    return found
 
 
 def _names(node: ast.AST | None) -> set[str]:

@@ -598,7 +598,9 @@ class Helper:
         if _key(fn) in caller.stack:
             chain = " -> ".join(k.rpartition(".")[2] for k in caller.stack + (_key(fn),))
             raise rw.error(call, f"recursive call of helper {name}() ({chain}); helpers are inlined, "
-                           "so they cannot recurse", "recursive helper")
+                           "so they cannot recurse: write it as a loop (a recurrence over an array, or an "
+                           "explicit stack: a local array of pending ranges and its count, as an iterative "
+                           "quicksort keeps them)", "recursive helper")
         if len(caller.stack) > MAX_INLINE_DEPTH:
             raise rw.error(call, f"helpers nested more than {MAX_INLINE_DEPTH} deep", "deep helper nesting")
         if fn.__closure__:

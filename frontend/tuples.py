@@ -30,6 +30,7 @@ from .checker import module_of
 from .desugar import Rewriter as DesugarRewriter
 from .desugar import int_constant
 from .early_return import RESULT
+from .numba_values import boxed, is_boxed
 from .source import KernelSource, map_blocks, walk
 
 _SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
@@ -174,17 +175,19 @@ class _TupleLocals:
         self.active: dict[str, ast.expr] = {}
         self.seen: set[str] = set()
         self.arrays_fixed = not _writes_arrays(body)
+        self.loads = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
     def block(self, stmts: list[ast.stmt], loops: frozenset[str]) -> list[ast.stmt]:
         """``stmts`` (inside the loops over ``loops``) with their tuple locals written out."""
         out: list[ast.stmt] = []
         mine: list[str] = []
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
             name = _defined(stmt)
             if name is not None:
                 assert isinstance(stmt, ast.Assign)
                 value = self.uses(stmt.value)
-                self.check_stable(name, value, loops)
+                if not self.used_next(name, stmts[k + 1:k + 2]):
+                    self.check_stable(name, value, loops)
                 self.active[name] = value
                 mine.append(name)
             else:
@@ -208,6 +211,16 @@ class _TupleLocals:
 
     def uses(self, node):
         return _Uses(self).visit(node)
+
+    def used_next(self, name: str, following: list[ast.stmt]) -> bool:
+        """Whether every use of tuple local ``name`` is in the value of the assignment right after
+        it (an inlined helper's ``_h_value = (key, size)`` then ``d, size = _h_value``): nothing
+        runs between, and the value is read in full before any target is bound, so the elements
+        read what they read at the tuple's assignment, whatever they are."""
+        if not following or not isinstance(following[0], ast.Assign):
+            return False
+        in_value = sum(isinstance(n, ast.Name) and n.id == name for n in walk(following[0].value))
+        return in_value > 0 and in_value == self.loads[name]
 
     def check_stable(self, name: str, value: ast.expr, loops: frozenset[str]) -> None:
         """Refuse a tuple whose elements may change between its assignment and a use."""
@@ -282,6 +295,9 @@ class _Uses(ast.NodeTransformer):
             found = self.display(node.args[0])
             if found is not None:
                 return self.walk.rw.placed(ast.Constant(len(found.elts)), node)
+        if is_boxed(node) and isinstance(found := self.display(node.args[0]), ast.Tuple):
+            # a numba helper's tuple value held in a local: the mark item by item (numba_values)
+            return boxed(self.walk.rw.placed(self.walk.rw.copy(found), node))
         self.generic_visit(node)
         return node
 

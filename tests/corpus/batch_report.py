@@ -1,7 +1,7 @@
 """Run a batch module's kernels (cpu target, smart fusion) against their undecorated functions
 on several seeds and print match / refused / wrong / crashed per kernel.
 
-    POLYFUSE_NUM_THREADS=2 python tests/corpus/batch_report.py batch_fe30 [name ...]
+    POLYFUSE_NUM_THREADS=2 python tests/corpus/batch_report.py batch_fe30 [--target python] [name ...]
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_corpus import _copy, assert_same  # noqa: E402
 
 
-def run_case(case, seeds=range(4)) -> tuple[str, str]:
+def run_case(case, seeds=range(4), target: str = "cpu") -> tuple[str, str]:
     """('match' | 'refused' | 'wrong' | 'crashed', detail): refused where polyfuse raises
     UnsupportedError or, for one call, ArgumentError (where Python raised too, with another
     exception, or returned); wrong for another value or another exception; crashed for an
     exception where Python returned."""
-    kernel = polyfuse.kernel(case.func, target="cpu")
+    kernel = polyfuse.kernel(case.func, target=target)
     for seed in seeds:
         args = case.make_args(np.random.default_rng(seed))
         expected_args, actual_args = _copy(args), _copy(args)
@@ -60,6 +60,11 @@ def run_case(case, seeds=range(4)) -> tuple[str, str]:
 
 
 def main(argv: list[str]) -> None:
+    target = "cpu"
+    if "--target" in argv:
+        at = argv.index("--target")
+        target = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
     module = importlib.import_module(argv[0])
     wanted = set(argv[1:])
     tally: Counter[str] = Counter()
@@ -67,7 +72,7 @@ def main(argv: list[str]) -> None:
         if wanted and case.name not in wanted:
             continue
         try:
-            verdict, detail = run_case(case)
+            verdict, detail = run_case(case, target=target)
         except polyfuse.UnsupportedError as exc:
             verdict, detail = "refused", str(exc).splitlines()[0]
         except Exception:

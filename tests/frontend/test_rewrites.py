@@ -572,7 +572,8 @@ def k_tuple_outside_its_loop(x):
 def k_tuple_of_an_element(x, y):
     for i in range(x.shape[0]):
         p = (int(x[i, 0]), 0)  # ERR
-        y[i] = x[p]
+        y[i] = 0.0
+        y[i] += x[p]
 
 
 def k_tuple_of_a_changing_local(x, y):
