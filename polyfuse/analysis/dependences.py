@@ -368,7 +368,21 @@ def dependences_after_contraction(scop: Scop, kept: Dependences, schedule: isl.S
     return _dependences(scop, schedule, kept)
 
 
-def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -> Dependences:
+def dependences_after_renaming(scop: Scop, kept: Dependences, arrays: frozenset[str]) -> Dependences:
+    """``compute_dependences(scop)`` for a Scop whose statements access what they did where
+    ``kept`` was computed (the same domains, program order and accesses), except those of
+    ``arrays``: a rewrite that sends some accesses of an array to another (schedule/overwritten.py
+    sends a store and its reader through a new local).  The dependences of every other array
+    depend on its own accesses and their order only, so ``kept``'s stay; those of ``arrays`` are
+    computed (in ``scop.arrays``' order, as compute_dependences lists them).
+
+    correlation: the overwritten stores' stage recomputed all twelve arrays' dataflow (0.13 s of
+    its 0.16 s) for the two it had changed."""
+    return _dependences(scop, scop.schedule, kept, arrays)
+
+
+def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None,
+                 renamed: frozenset[str] | None = None) -> Dependences:
     reads, writes = scop.reads(), scop.writes()
     empty = isl.UnionMap.empty(scop.context.get_space())
     items: list[Dependence] = []
@@ -377,7 +391,12 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -
             name = info.name
             local = info.kind == "local"
             same = [] if kept is None else [d for d in kept.items if d.array == name]
-            if kept is not None and not local:
+            if renamed is not None:  # (dependences_after_renaming: every kind kept or computed)
+                if name not in renamed:
+                    items.extend(same)
+                    continue
+                same = []
+            elif kept is not None and not local:
                 items.extend(same)
                 continue
             iname = isl_name(name)
@@ -385,7 +404,8 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -
                 r, w = on_array(reads, iname), on_array(writes, iname)
                 if w.is_empty():
                     continue
-            raw = None if kept is not None else _relation(r, w, schedule, meter, must=True)
+            flow_kept = kept is not None and renamed is None  # (contraction: RAW of kept)
+            raw = None if flow_kept else _relation(r, w, schedule, meter, must=True)
             war = _relation(w, r, schedule, meter, must=False, kill=w)
             waw = _relation(w, w, schedule, meter, must=True)
             items.extend(d for d in same if d.kind == "RAW")

@@ -47,7 +47,7 @@ def test_knob_off_keeps_the_stores(monkeypatch):
     assert "overwritten stores" not in kernel.explain(*args).to_dict()
 
 
-def test_a_chain_of_overwrites_and_a_later_reader():
+def test_a_chain_of_overwrites_and_a_later_reader(monkeypatch):
     # s[j] stored three times, each read back by the next statement only (two locals in a chain),
     # then read by another nest: only the last value reaches it
     fn = define('''def f(a, s, out):
@@ -60,8 +60,31 @@ def test_a_chain_of_overwrites_and_a_later_reader():
 ''')
     rng = np.random.default_rng(1)
     args = (rng.random(9) * 2.0, np.zeros(9), np.zeros(9))
+    checked = _renamed_dependences_checked(monkeypatch)
     kernel = check_against_python(fn, args, target="cpu")
     assert [d["local"] for d in kernel.explain(*args)["overwritten stores"]] == ["s__kept", "s__kept1"]
+    assert checked == [frozenset({"s", "s__kept", "s__kept1"})]
+
+
+def _renamed_dependences_checked(monkeypatch) -> list[frozenset[str]]:
+    """The stage's dependences (``dependences_after_renaming``: only the rewritten arrays' computed
+    again) compared with all of them computed again; returns the renamed sets checked."""
+    from polyfuse.analysis.dependences import compute_dependences
+    from polyfuse.schedule import overwritten
+
+    checked: list[frozenset[str]] = []
+    fast = overwritten.dependences_after_renaming
+
+    def both(scop, kept, arrays):
+        ours, full = fast(scop, kept, arrays), compute_dependences(scop)
+        key = [(d.kind, d.array, d.local, d.approximation) for d in ours.items]
+        assert key == [(d.kind, d.array, d.local, d.approximation) for d in full.items]
+        assert all(a.relation.is_equal(b.relation) for a, b in zip(ours.items, full.items))
+        checked.append(arrays)
+        return ours
+
+    monkeypatch.setattr(overwritten, "dependences_after_renaming", both)
+    return checked
 
 
 def test_a_value_read_elsewhere_or_not_overwritten_everywhere_is_kept():
