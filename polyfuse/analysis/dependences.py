@@ -368,13 +368,15 @@ def dependences_after_contraction(scop: Scop, kept: Dependences, schedule: isl.S
     return _dependences(scop, schedule, kept)
 
 
-def dependences_after_renaming(scop: Scop, kept: Dependences, arrays: frozenset[str]) -> Dependences:
-    """``compute_dependences(scop)`` for a Scop whose statements access what they did where
-    ``kept`` was computed (the same domains, program order and accesses), except those of
-    ``arrays``: a rewrite that sends some accesses of an array to another (schedule/overwritten.py
-    sends a store and its reader through a new local).  The dependences of every other array
-    depend on its own accesses and their order only, so ``kept``'s stay; those of ``arrays`` are
-    computed (in ``scop.arrays``' order, as compute_dependences lists them).
+def dependences_after_rewrite(scop: Scop, kept: Dependences, arrays: frozenset[str]) -> Dependences:
+    """``compute_dependences(scop)`` for a Scop made by a rewrite of the one ``kept`` describes in
+    program order that changed only the accesses of ``arrays``: every other array is accessed by
+    the same statement instances as before, at the same elements, in the same program order
+    (a store and its reader sent through a new local: schedule/overwritten.py; a zeroing that
+    accesses only ``out`` dropped and its product widened or made to write ``out``:
+    loop_products.fold_zeroing).  An array's dependences depend on its own accesses and their
+    order only, so ``kept``'s stay for the others; those of ``arrays`` are computed (in
+    ``scop.arrays``' order, as compute_dependences lists them).
 
     correlation: the overwritten stores' stage recomputed all twelve arrays' dataflow (0.13 s of
     its 0.16 s) for the two it had changed."""
@@ -391,7 +393,7 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None,
             name = info.name
             local = info.kind == "local"
             same = [] if kept is None else [d for d in kept.items if d.array == name]
-            if renamed is not None:  # (dependences_after_renaming: every kind kept or computed)
+            if renamed is not None:  # (dependences_after_rewrite: every kind kept or computed)
                 if name not in renamed:
                     items.extend(same)
                     continue

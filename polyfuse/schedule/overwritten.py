@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences, dependences_after_renaming, exact_flow, on_array
+from polyfuse.analysis.dependences import Dependences, dependences_after_rewrite, exact_flow, on_array
 from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Scop, Statement, isl_name
@@ -70,7 +70,7 @@ def forward_overwritten(scop: Scop, deps: Dependences) -> tuple[Scop, Dependence
         return scop, deps, ()
     # only the dependences of the arrays whose accesses moved are computed anew
     renamed = frozenset(name for d in done for name in (d.array, d.local))
-    return scop, dependences_after_renaming(scop, deps, renamed), tuple(done)
+    return scop, dependences_after_rewrite(scop, deps, renamed), tuple(done)
 
 
 def _overwriting_reader(scop: Scop, store: Statement) -> Statement | None:

@@ -4,9 +4,10 @@ the element goes through a kernel-local (polyfuse/schedule/overwritten.py)."""
 from __future__ import annotations
 
 import numpy as np
-from conftest import check_against_python, define
+from conftest import check_against_python, define, rewritten_dependences_checked
 
 import polyfuse
+from polyfuse.schedule import overwritten
 
 ROW_SOFTMAX = '''def f(X, out):
     for i in range(X.shape[0]):
@@ -60,31 +61,10 @@ def test_a_chain_of_overwrites_and_a_later_reader(monkeypatch):
 ''')
     rng = np.random.default_rng(1)
     args = (rng.random(9) * 2.0, np.zeros(9), np.zeros(9))
-    checked = _renamed_dependences_checked(monkeypatch)
+    checked = rewritten_dependences_checked(monkeypatch, overwritten)
     kernel = check_against_python(fn, args, target="cpu")
     assert [d["local"] for d in kernel.explain(*args)["overwritten stores"]] == ["s__kept", "s__kept1"]
     assert checked == [frozenset({"s", "s__kept", "s__kept1"})]
-
-
-def _renamed_dependences_checked(monkeypatch) -> list[frozenset[str]]:
-    """The stage's dependences (``dependences_after_renaming``: only the rewritten arrays' computed
-    again) compared with all of them computed again; returns the renamed sets checked."""
-    from polyfuse.analysis.dependences import compute_dependences
-    from polyfuse.schedule import overwritten
-
-    checked: list[frozenset[str]] = []
-    fast = overwritten.dependences_after_renaming
-
-    def both(scop, kept, arrays):
-        ours, full = fast(scop, kept, arrays), compute_dependences(scop)
-        key = [(d.kind, d.array, d.local, d.approximation) for d in ours.items]
-        assert key == [(d.kind, d.array, d.local, d.approximation) for d in full.items]
-        assert all(a.relation.is_equal(b.relation) for a, b in zip(ours.items, full.items))
-        checked.append(arrays)
-        return ours
-
-    monkeypatch.setattr(overwritten, "dependences_after_renaming", both)
-    return checked
 
 
 def test_a_value_read_elsewhere_or_not_overwritten_everywhere_is_kept():
