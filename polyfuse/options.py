@@ -73,8 +73,8 @@ def math_loop_interleave(functions: Iterable[str] = (), chains: int = 1) -> int:
     with fewer (``WIDE_MATH_INTERLEAVE``), else 2 (AVX2's 16 spilled at 4); a set value applies to
     every loop; a bad value is an ArgumentError.  A loop whose body has ``chains`` statements that
     compute transcendentals (rows the interleave pass put side by side: softmax's 8) already has
-    that many independent chains per iteration: with ``math_chains`` on the default is divided by
-    them, down to 1."""
+    that many independent chains per iteration: with ``math_chains`` (default on) the default is
+    divided by them, down to 1."""
     count = _count("POLYFUSE_MATH_INTERLEAVE")
     if count is not None:
         return count
@@ -86,12 +86,13 @@ def math_loop_interleave(functions: Iterable[str] = (), chains: int = 1) -> int:
 
 
 def math_chains() -> bool:
-    """``POLYFUSE_MATH_CHAINS=1``: a loop with several statements that compute transcendentals
-    gets the interleave count of ``math_loop_interleave`` divided by their number.  Default off:
-    softmax ran 4-5% faster with it and LLVM's work on it fell 0.43 -> 0.32 s, but attention_rows'
-    run time was not settled on the loaded VM (docs/performance.md, *One copy of a headed row's
-    loop, session 30*)."""
-    return env_flag("POLYFUSE_MATH_CHAINS", False)
+    """``POLYFUSE_MATH_CHAINS=0``: a loop with several statements that compute transcendentals
+    keeps the full interleave count of ``math_loop_interleave``; by default it is divided by their
+    number.  softmax ran 4-5% faster with it on an Intel VM, LLVM's work on it fell 0.43 -> 0.32 s
+    (docs/performance.md, *One copy of a headed row's loop, session 30*); on the AMD VM
+    (session 33) attention_rows and softmax ran as fast with it (one thread, min of 41: 8.22 /
+    8.22 ms, 6.71 / 6.77) and attention_rows' first call compiled ~0.2 s sooner."""
+    return env_flag("POLYFUSE_MATH_CHAINS", True)
 
 
 def _count(variable: str) -> int | None:

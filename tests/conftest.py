@@ -357,3 +357,24 @@ def k(alpha, beta, C, A, B):
                 temp2 += B[k, j] * A[i, k]
             C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
 """
+
+
+def rewritten_dependences_checked(monkeypatch, *modules) -> list[frozenset[str]]:
+    """Each call of ``dependences_after_rewrite`` from ``modules`` (only the rewritten arrays'
+    dependences computed again) compared with all of them computed again; returns the sets of
+    arrays checked."""
+    from polyfuse.analysis.dependences import compute_dependences, dependences_after_rewrite
+
+    checked: list[frozenset[str]] = []
+
+    def both(scop, kept, arrays):
+        ours, full = dependences_after_rewrite(scop, kept, arrays), compute_dependences(scop)
+        key = [(d.kind, d.array, d.local, d.approximation) for d in ours.items]
+        assert key == [(d.kind, d.array, d.local, d.approximation) for d in full.items]
+        assert all(a.relation.is_equal(b.relation) for a, b in zip(ours.items, full.items))
+        checked.append(arrays)
+        return ours
+
+    for module in modules:
+        monkeypatch.setattr(module, "dependences_after_rewrite", both)
+    return checked

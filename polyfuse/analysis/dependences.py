@@ -368,7 +368,23 @@ def dependences_after_contraction(scop: Scop, kept: Dependences, schedule: isl.S
     return _dependences(scop, schedule, kept)
 
 
-def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -> Dependences:
+def dependences_after_rewrite(scop: Scop, kept: Dependences, arrays: frozenset[str]) -> Dependences:
+    """``compute_dependences(scop)`` for a Scop made by a rewrite of the one ``kept`` describes in
+    program order that changed only the accesses of ``arrays``: every other array is accessed by
+    the same statement instances as before, at the same elements, in the same program order
+    (a store and its reader sent through a new local: schedule/overwritten.py; a zeroing that
+    accesses only ``out`` dropped and its product widened or made to write ``out``:
+    loop_products.fold_zeroing).  An array's dependences depend on its own accesses and their
+    order only, so ``kept``'s stay for the others; those of ``arrays`` are computed (in
+    ``scop.arrays``' order, as compute_dependences lists them).
+
+    correlation: the overwritten stores' stage recomputed all twelve arrays' dataflow (0.13 s of
+    its 0.16 s) for the two it had changed."""
+    return _dependences(scop, scop.schedule, kept, arrays)
+
+
+def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None,
+                 renamed: frozenset[str] | None = None) -> Dependences:
     reads, writes = scop.reads(), scop.writes()
     empty = isl.UnionMap.empty(scop.context.get_space())
     items: list[Dependence] = []
@@ -377,7 +393,12 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -
             name = info.name
             local = info.kind == "local"
             same = [] if kept is None else [d for d in kept.items if d.array == name]
-            if kept is not None and not local:
+            if renamed is not None:  # (dependences_after_rewrite: every kind kept or computed)
+                if name not in renamed:
+                    items.extend(same)
+                    continue
+                same = []
+            elif kept is not None and not local:
                 items.extend(same)
                 continue
             iname = isl_name(name)
@@ -385,7 +406,8 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -
                 r, w = on_array(reads, iname), on_array(writes, iname)
                 if w.is_empty():
                     continue
-            raw = None if kept is not None else _relation(r, w, schedule, meter, must=True)
+            flow_kept = kept is not None and renamed is None  # (contraction: RAW of kept)
+            raw = None if flow_kept else _relation(r, w, schedule, meter, must=True)
             war = _relation(w, r, schedule, meter, must=False, kill=w)
             waw = _relation(w, w, schedule, meter, must=True)
             items.extend(d for d in same if d.kind == "RAW")

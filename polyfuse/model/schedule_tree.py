@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polyfuse.model.isl_budget import per_compile
 from polyfuse.model.isl_parts import maps_of
 
 
@@ -76,8 +77,13 @@ def band_of(prefix: str, members: str) -> isl.MultiUnionPwAff:
     """The band ``[members]`` over the parameters ``prefix``.  isl reads ``[] -> [{ ... }]`` (a
     kernel without parameters: only constant loop bounds, scalar float arguments) as a band of no
     members, so the loop vanished from the program order and its statements ran as separate
-    loops (``for it in range(3): mid = lo + 1.0; lo = mid`` returned 1.0): no prefix then."""
-    return isl.MultiUnionPwAff(f"[{members}]" if prefix.replace(" ", "") == "[]" else f"{prefix} -> [{members}]")
+    loops (``for it in range(3): mid = lo + 1.0; lo = mid`` returned 1.0): no prefix then.
+
+    Parsed once per text for the rest of the compile (``per_compile``): the scheduler's passes
+    build the schedules of many candidate trees that share most loops (conv_bn_relu: 151 bands,
+    26 texts, 55 ms of parsing)."""
+    text = f"[{members}]" if prefix.replace(" ", "") == "[]" else f"{prefix} -> [{members}]"
+    return per_compile(("band", text), lambda: isl.MultiUnionPwAff(text))
 
 
 def build_schedule(body: tuple[TreeNode, ...], domains: dict[str, isl.Set],

@@ -37,7 +37,13 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polyfuse import options
-from polyfuse.analysis.dependences import Dependences, compute_dependences, flow, on_array
+from polyfuse.analysis.dependences import (
+    Dependences,
+    compute_dependences,
+    dependences_after_rewrite,
+    flow,
+    on_array,
+)
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.isl_expr import expr_from_isl
@@ -135,7 +141,8 @@ def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
     for product, zero in folds:  # each on its own array: the others' dependences stay as they were
         scop = _without_zeroing(scop, scop.statement(product), zero)
         notes[product] = f"{zero.name} (line {zero.span.line})"
-    deps = compute_dependences(scop)
+    # (the zeroing accessed only its out, and the product's other accesses stay)
+    deps = dependences_after_rewrite(scop, deps, frozenset(zero.array for _, zero in folds))
     return scop, deps, tuple(d if d.statement not in notes else dataclasses.replace(
         d, zeroed=notes[d.statement], product=_product_of(scop.statement(d.statement)).describe()) for d in decisions)
 
@@ -362,7 +369,8 @@ def _widened_folds(scop: Scop, deps: Dependences, found: list[tuple[str, Stateme
         widened = scop
         for product, zero, box in wide:
             widened = _widened(widened, widened.statement(product), zero, box)
-        widened_deps = compute_dependences(widened)
+        # (a product's accesses of its operands stay: only its out's box is new)
+        widened_deps = dependences_after_rewrite(widened, deps, frozenset(zero.array for _, zero, _ in wide))
         names = {st.name for st in widened.statements}
         kept = [(product, zero, box) for product, zero, box in wide
                 if not widened_deps.between({zero.name}, names - {zero.name, product})]

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
+from polyfuse.analysis.dependences import Dependences, dependences_after_rewrite, exact_flow, on_array
 from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Scop, Statement, isl_name
@@ -53,7 +53,7 @@ class OverwrittenStore:
 
 def forward_overwritten(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[OverwrittenStore, ...]]:
     """``scop`` with every overwritten store sent through a local (see the module's text), its
-    dependences (recomputed when anything changed) and what was done."""
+    dependences (those of the arrays it rewrote recomputed) and what was done."""
     done: list[OverwrittenStore] = []
     for name in [s.name for s in scop.statements]:
         store = scop.statement(name)  # as the rewrites so far left it (S6 of S5 -> S6 -> S7 reads a local)
@@ -68,7 +68,9 @@ def forward_overwritten(scop: Scop, deps: Dependences) -> tuple[Scop, Dependence
                                      f"{store.array} is written once per element"))
     if not done:
         return scop, deps, ()
-    return scop, compute_dependences(scop), tuple(done)
+    # only the dependences of the arrays whose accesses moved are computed anew
+    renamed = frozenset(name for d in done for name in (d.array, d.local))
+    return scop, dependences_after_rewrite(scop, deps, renamed), tuple(done)
 
 
 def _overwriting_reader(scop: Scop, store: Statement) -> Statement | None:

@@ -11,10 +11,12 @@ import linecache
 import numpy as np
 import pytest
 from conftest import SYMM_LOOPS as SYMM
+from conftest import rewritten_dependences_checked
 from polyfuse.backends.cpu import blas
 
 import polyfuse
 from polyfuse.model.region import BLAS_MIN_WORK
+from polyfuse.schedule import loop_products
 
 pytestmark = pytest.mark.skipif(not blas.available(), reason="no BLAS library found")
 
@@ -858,13 +860,16 @@ def k(cov, data):
 
 @pytest.mark.parametrize("source", [TRIANGLE_ZEROED, TRIANGLE_ZEROED.replace("range(i, ", "range(i + 1, ")])
 @pytest.mark.parametrize("m, n", [(37, 0), (9, 3), (45, 60)])
-def test_a_triangle_s_zeroing_is_taken_over_by_its_syrk(source, m, n):
+def test_a_triangle_s_zeroing_is_taken_over_by_its_syrk(source, m, n, monkeypatch):
     """covariance's ``cov[i, j] = 0.0`` over ``j >= i`` (and correlation's ``j > i``) before its
     product: the product writes the triangle (?syrk's beta = 0; its loops zero each row first),
     widened to run where the zeroing ran (no observation: zeros); the output starts as NaN, so a
     product that still added to it would leave NaNs.  The serial run; the chunks of rows are
     tests/backends/cpu/test_blas_triangle_chunks.py's (upper, strict_upper)."""
     args = (np.full((m, m), np.nan), _m(n, m) - 0.5)
+    # the widening's and the fold's dependences, where this case compiles (_kernel: one per source)
+    checked = rewritten_dependences_checked(monkeypatch, loop_products)
     kernel = _run(source, *args, lifted=1)
     (decision,) = kernel.explain(*args)["loop products"]
     assert decision["zeroed"].startswith("S0 (line") and " = data @ data" in decision["product"]
+    assert checked in ([], [frozenset({"cov"})] * 2)

@@ -4,9 +4,10 @@ the element goes through a kernel-local (polyfuse/schedule/overwritten.py)."""
 from __future__ import annotations
 
 import numpy as np
-from conftest import check_against_python, define
+from conftest import check_against_python, define, rewritten_dependences_checked
 
 import polyfuse
+from polyfuse.schedule import overwritten
 
 ROW_SOFTMAX = '''def f(X, out):
     for i in range(X.shape[0]):
@@ -47,7 +48,7 @@ def test_knob_off_keeps_the_stores(monkeypatch):
     assert "overwritten stores" not in kernel.explain(*args).to_dict()
 
 
-def test_a_chain_of_overwrites_and_a_later_reader():
+def test_a_chain_of_overwrites_and_a_later_reader(monkeypatch):
     # s[j] stored three times, each read back by the next statement only (two locals in a chain),
     # then read by another nest: only the last value reaches it
     fn = define('''def f(a, s, out):
@@ -60,8 +61,10 @@ def test_a_chain_of_overwrites_and_a_later_reader():
 ''')
     rng = np.random.default_rng(1)
     args = (rng.random(9) * 2.0, np.zeros(9), np.zeros(9))
+    checked = rewritten_dependences_checked(monkeypatch, overwritten)
     kernel = check_against_python(fn, args, target="cpu")
     assert [d["local"] for d in kernel.explain(*args)["overwritten stores"]] == ["s__kept", "s__kept1"]
+    assert checked == [frozenset({"s", "s__kept", "s__kept1"})]
 
 
 def test_a_value_read_elsewhere_or_not_overwritten_everywhere_is_kept():

@@ -199,14 +199,13 @@ def two_rows_of_exps(x, out):
 
 def test_a_loop_of_several_math_statements_divides_the_interleave(monkeypatch):
     """Statements that each compute a transcendental are independent chains already (the
-    interleave pass's rows): with POLYFUSE_MATH_CHAINS=1 the count is divided by their number,
-    down to 1; off (the default) keeps the full count."""
+    interleave pass's rows): by default the count is divided by their number, down to 1;
+    POLYFUSE_MATH_CHAINS=0 keeps the full count."""
     monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
-    monkeypatch.setenv("POLYFUSE_MATH_CHAINS", "1")
-    assert math_loop_interleave(["exp"] * 8, 8) == 1 and math_loop_interleave(["exp"] * 2, 2) == 2
-    monkeypatch.delenv("POLYFUSE_MATH_CHAINS")
+    monkeypatch.setenv("POLYFUSE_MATH_CHAINS", "0")
     assert math_loop_interleave(["exp"] * 8, 8) == 4
-    monkeypatch.setenv("POLYFUSE_MATH_CHAINS", "1")
+    monkeypatch.delenv("POLYFUSE_MATH_CHAINS")
+    assert math_loop_interleave(["exp"] * 8, 8) == 1 and math_loop_interleave(["exp"] * 2, 2) == 2
     x = np.random.default_rng(8).uniform(-3.0, 3.0, 203)
     out = np.empty((2, 203))
     kernel = polyfuse.kernel(two_rows_of_exps)
