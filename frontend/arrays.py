@@ -2111,6 +2111,8 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         if node.attr in ("real", "imag") and module_of(node.value, self.globals) is None:
             return self.part(node, self.value(node.value))
+        if node.attr == "size" and isinstance(node.value, ast.Name) and node.value.id in self.selections:
+            return self.selection_size(node, node.value)
         if node.attr in ("size", "ndim") and isinstance(node.value, ast.Name) and node.value.id not in self.selections:
             entry = self.lookup(node.value)  # m.size of a temporary, view or local array: its extents'
             if entry is not None and entry.kind != "arg":
@@ -2138,13 +2140,24 @@ class Lowering:
         self.changed = True
         return View(inner.extents, vtype, lambda idx: ast.Attribute(inner.element(idx), node.attr, ast.Load()))
 
-    def selection_length(self, node: ast.Subscript, name: ast.Name) -> View:
+    def selection_size(self, node: ast.Attribute, name: ast.Name) -> View:
+        """``v.size`` of ``v = x[mask]``: its length (the true elements of ``mask``) times the
+        extents of the axes the mask does not cover (whole rows), a Python int as NumPy's."""
+        masked = self.masked_read(name)
+        assert masked is not None, "a selection is a masked read"
+        x, mask = masked
+        size = self.selection_length(node, name).element(())
+        for extent in x.extents[mask.rank:]:
+            size = ast.BinOp(size, ast.Mult(), self.length(extent).node)
+        return scalar(size, WEAK_INT)
+
+    def selection_length(self, node: ast.Subscript | ast.Attribute, name: ast.Name) -> View:
         """``len(v)`` / ``v.shape[0]`` of ``v = x[mask]`` (in the statement right after it, as its
         reductions): the number of true elements of ``mask``, a Python int as NumPy's length."""
         masked = self.masked_read(name)
         assert masked is not None, "a selection is a masked read"
         x, mask = masked
-        if _int_const(node.slice) == -1 and x.rank != mask.rank:
+        if isinstance(node, ast.Subscript) and _int_const(node.slice) == -1 and x.rank != mask.rank:
             raise self.error(node, f"{ast.unparse(node)}: the last axis of rows selected by a mask; take "
                              f"{name.id}.shape[0] or reduce the selection", "boolean mask")
         read = self.selections[name.id][0]
@@ -3770,7 +3783,8 @@ class Lowering:
         n, m = a.extents[0], v.extents[0]
         if name == "convolve" and n.is_const() and m.is_const() and n.const < m.const:
             a, v, n, m = v, a, m, n  # NumPy convolves the longer one with the shorter
-        if not self.require(f"{m.text} >= 1") or not self.require(f"{n.text} >= {m.text}"):
+        if not self.require(f"{m.text} >= 1") or not self.require(f"{n.text} >= 1") \
+                or mode != "full" and not self.longer_first(node, name, mode, n, m):
             raise self.error(node, f"np.{name}() whose second array may be empty or longer than the first",
                              "array call")
         dtype = self.numpy_type(node, getattr(np, name), [a, v]).dtype
@@ -3799,6 +3813,29 @@ class Lowering:
 
         self.pre.extend(self.nest((extent, m), term))
         return out
+
+    def longer_first(self, node: ast.Call, name: str, mode: str, n: Sym, m: Sym) -> bool:
+        """Whether ``np.convolve``/``np.correlate``'s 'same' or 'valid' output may take ``a``
+        (extent ``n``) as the longer array: proven, or checked per call at the top level (an
+        ArgumentError naming the call where ``v`` is longer: NumPy's output then has ``v``'s
+        length, an extent the compiled kernel does not have).  'full' needs neither: each output
+        element sums the products of the pairs it takes, under a guard, whichever is longer."""
+        if n.is_const() and m.is_const():
+            return n.const >= m.const
+        if self.proven(f"{n.text} >= {m.text}"):
+            return True
+        test = ast.Compare(copy.deepcopy(n.node), [ast.GtE()], [copy.deepcopy(m.node)])
+        if not (self.at_top and not self.facts and self.affine_test(test)):
+            return self.require(f"{n.text} >= {m.text}")
+        span = self.source.span(node)
+        where = f"{span.filename}:{span.line}"
+        a, v = (self.as_written(arg) for arg in node.args[:2])
+        self.assertions.append(Assertion(test, (
+            f"np.{name}({a}, {v}, mode={mode!r}) at {where} is compiled for len({a}) >= len({v}) (its output's "
+            f"length follows the first array's); this call's {v} is longer: "
+            + ("pass the longer array first (convolution is symmetric) or " if name == "convolve" else "")
+            + "use mode='full'"), "ArgumentError"))
+        return True
 
     def call_time_value(self, node: ast.expr) -> str | None:
         """Python source the call evaluates for the array ``node``: an array argument the kernel

@@ -276,6 +276,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._take_along_axis(node)
+        if isinstance(func, ast.Attribute) and func.attr == "signbit" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np \
+                and len(node.args) == 1 and not node.keywords:
+            return self._signbit(node)
         if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute) \
                 and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
                 and self.rw.globals.get(func.value.value.id) is np:
@@ -300,6 +304,20 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
+
+    def _signbit(self, node: ast.Call) -> ast.expr:
+        """``np.signbit(x)`` -> ``np.copysign(1.0, x) < 0``: the sign bit of each real element
+        (set for -0.0 and a negative NaN, as NumPy's; an integer's is its sign; a bool's never),
+        through the elementwise copysign every target has; a bool of ``x``'s shape."""
+        func = node.func
+        assert isinstance(func, ast.Attribute)
+        copysign = self.rw.placed(ast.Attribute(self.rw.copy(func.value), "copysign", ast.Load()), func)
+        one = self.rw.placed(ast.Constant(1.0), node)
+        signed = self.rw.placed(ast.Call(copysign, [one], []), node)
+        signed.args.append(node.args[0])  # (placed apart: the argument keeps its own location)
+        test = self.rw.placed(ast.Compare(ast.Constant(0), [ast.Lt()], [ast.Constant(0)]), node)
+        test.left = signed
+        return test
 
     def _matrix_power(self, node: ast.Call) -> ast.expr:
         """``np.linalg.matrix_power(A, n)`` of a named ``A`` and a constant ``1 <= n <= 64`` ->
