@@ -544,6 +544,8 @@ class Lowering:
             return self.lower_assert(stmt)
         if isinstance(stmt, ast.Expr) and _ufunc_with_out(stmt.value, self.globals):
             return self.lower_stmt(self.out_copy(stmt, stmt.value))
+        if isinstance(stmt, ast.Expr) and _accumulate_with_out(stmt.value, self.globals):
+            return self.lower_stmt(self.out_store(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "fill_diagonal", self.globals):
@@ -1145,6 +1147,19 @@ class Lowering:
         ast.copy_location(stored, call)
         self.any_changed = True
         return made
+
+    def out_store(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
+        """``np.maximum.accumulate(x, out=y)`` (``np.cumsum``, ``np.cumprod``) as a statement is
+        ``y[...] = np.maximum.accumulate(x)``: NumPy accumulates in the input's dtype and casts
+        into ``out`` unsafely, as an assignment does (``out=x``, the forward fill's in-place
+        running maximum, reads each element before it writes it: the value computed in full)."""
+        out = [kw.value for kw in call.keywords if kw.arg == "out"][0]
+        value = ast.Call(call.func, call.args, [kw for kw in call.keywords if kw.arg != "out"])
+        assign = ast.Assign([ast.Subscript(out, ast.Constant(Ellipsis), ast.Store())], value)
+        ast.copy_location(value, call)
+        _locate(assign, stmt)
+        self.any_changed = True
+        return assign
 
     def fill_diagonal(self, stmt: ast.Expr, call: ast.Call) -> ast.For:
         """``np.fill_diagonal(a, val)`` of a 2-d array and a scalar is ``for k in range(min(a.shape[0],
@@ -2733,9 +2748,14 @@ class Lowering:
                     return self.ufunc(node, "absolute", args)
                 vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
+            inserted = self.insert_end(node, args) if module == "np" and name == "insert" else None
+            if inserted is not None:
+                return inserted
             if module == "np" and name in ("append", "insert", "delete"):  # a shape that grows (shrinks) each call
-                raise self.error(node, f"np.{name}() of an array is not supported: it makes a new array of another "
-                                 "length each time; for a growing array, collect the values in a list (out = [] "
+                insert = "np.insert(x, 0, v) and np.insert(x, len(x), v) of a 1-d x and a number v that converts " \
+                    "to x's dtype are; " if name == "insert" else ""
+                raise self.error(node, f"np.{name}() of an array is not supported here ({insert}it makes a new array "
+                                 "of another length each time); for a growing array, collect the values in a list (out = [] "
                                  "... out.append(v)) and return np.array(out, dtype=...), or allocate the result "
                                  "(out = np.empty(n)) and write out[i] = v; to join arrays once, np.concatenate",
                                  "array call")
@@ -2745,6 +2765,46 @@ class Lowering:
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
         return self.scalar_call(node, module, name, args)
+
+    def insert_end(self, node: ast.Call, args: list[View]) -> View | None:
+        """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d
+        array ``x`` and a scalar ``v`` (frontend/numba_idioms.py takes an array argument ``x``
+        before this; here ``x`` is any 1-d array expression, ``np.cumsum(np.insert(r * r, 0, 0.0))``):
+        a local array one longer, ``v`` converted to ``x``'s dtype as np.insert converts it, in
+        front (at the end).  None where the conversion could raise or lose what NumPy keeps (a
+        float into an integer array, a Python int variable that may not fit, a complex into a real one)."""
+        if len(args) != 3 or node.keywords or args[0].rank != 1 or args[2].rank != 0:
+            return None
+        x, v, at, written = args[0], args[2], node.args[1], node.args[0]
+        first = isinstance(at, ast.Constant) and type(at.value) is int and at.value == 0
+        of_x = at.args[0] if isinstance(at, ast.Call) and isinstance(at.func, ast.Name) and at.func.id == "len" \
+            and len(at.args) == 1 else at.value if isinstance(at, ast.Attribute) \
+            and at.attr == "size" else at.value.value if isinstance(at, ast.Subscript) \
+            and isinstance(at.value, ast.Attribute) and at.value.attr == "shape" and _int_const(at.slice) == 0 \
+            else None
+        last = of_x is not None and ast.dump(of_x) == ast.dump(written)
+        dtype, given = x.vtype.dtype, v.vtype
+        if not (first or last) or dtype not in _DTYPES or given.dtype == "unknown":
+            return None
+        if dtype == "bool" and given.dtype != "bool" or given.is_complex and dtype not in COMPLEX:
+            return None
+        if dtype in INTS:
+            number = int_constant(node.args[2])
+            fits = number is not None and np.iinfo(dtype).min <= number <= np.iinfo(dtype).max
+            if given.dtype not in INTS or given.weak and not fits and dtype != "int64":  # (a Python int argument fits)
+                return None
+        n = x.extents[0]
+        extent = n + const(1)
+        array = self.fresh("insert")
+        self.allocate(array, (extent,), dtype)
+        out = leaf(array, (extent,), dtype)
+        shift = const(1) if first else const(0)
+        self.pre.extend(self.nest((n,), lambda k: [ast.Assign([_store(out.element((k[0] + shift,)))], x.element(k))]))
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if dtype == "bool" else dtype, ast.Load())
+        self.pre.append(ast.Assign([_store(out.element((const(0) if first else n,)))],
+                                   ast.Call(cast, [v.element(())], [])))
+        self.changed = True
+        return out
 
     def scalar_call(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> View:
         """A call of scalars; its arguments may still hold reductions that were lowered
@@ -5260,6 +5320,19 @@ def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
         and module_of(value.func.value, globals_) == "np" \
         and (isinstance(getattr(np, value.func.attr, None), np.ufunc) or value.func.attr == "clip") \
         and any(kw.arg == "out" for kw in value.keywords)
+
+
+def _accumulate_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
+    """Whether ``value`` is ``np.<ufunc>.accumulate(..., out=...)``, ``np.cumsum(..., out=...)`` or
+    ``np.cumprod(..., out=...)`` (``out`` a keyword)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and any(kw.arg == "out" for kw in value.keywords)):
+        return False
+    func = value.func
+    if func.attr in ("cumsum", "cumprod"):
+        return module_of(func.value, globals_) == "np"
+    return func.attr == "accumulate" and isinstance(func.value, ast.Attribute) \
+        and module_of(func.value.value, globals_) == "np" and isinstance(getattr(np, func.value.attr, None), np.ufunc)
 
 
 def _conditional_ids(tree: ast.AST) -> set[int]:
