@@ -174,15 +174,21 @@ def _axis_value(node: ast.expr) -> int | None:
 
 def gradient(lw: Lowering, node: ast.Call) -> View | None:
     """``np.gradient(f, h=1.0)`` of a 1-d ``f``, or ``np.gradient(f, h, axis=k)`` of any rank, one
-    scalar spacing, ``edge_order=1``: NumPy's uniform-spacing formulas, central differences
+    scalar spacing: NumPy's uniform-spacing formulas, central differences
     ``(f[2:] - f[:-2]) / (2. * h)`` inside and one-sided ``(f[1] - f[0]) / h``,
-    ``(f[-1] - f[-2]) / h`` at the ends (integers converted to float64 first, as NumPy does)."""
+    ``(f[-1] - f[-2]) / h`` at the ends (``edge_order=2``: ``-1.5 / h * f[0] + 2. / h * f[1] +
+    -0.5 / h * f[2]`` and its mirror, as NumPy writes them; integers converted to float64 first,
+    as NumPy does)."""
     if not node.args:
         raise lw.error(node, "np.gradient() needs an array", "np.gradient")
+    order = 1
     for kw in node.keywords:
-        if kw.arg != "axis":
-            raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported",
-                           "np.gradient")
+        if kw.arg == "edge_order" and isinstance(kw.value, ast.Constant) and kw.value.value in (1, 2) \
+                and type(kw.value.value) is int:
+            order = kw.value.value
+        elif kw.arg != "axis":
+            raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported"
+                           + (" (only the constant 1 or 2)" if kw.arg == "edge_order" else ""), "np.gradient")
     f = lw.value(node.args[0])
     if f.rank == 0:
         return None
@@ -191,7 +197,7 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     h = node.args[1] if len(node.args) == 2 else ast.Constant(1.0)
     if lw.value(h).rank:
         raise lw.error(h, "np.gradient() with coordinates (only one scalar spacing)", "np.gradient")
-    axes = [kw.value for kw in node.keywords]
+    axes = [kw.value for kw in node.keywords if kw.arg == "axis"]
     axis = _axis_value(axes[0]) if axes else (0 if f.rank == 1 else None)
     if axis is None or not -f.rank <= axis < f.rank:
         raise lw.error(axes[0] if axes else node, "np.gradient() of a multi-dimensional array without one "
@@ -200,9 +206,9 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     if f.vtype.dtype == "bool" or f.vtype.is_complex:
         raise lw.error(node, f"np.gradient() of a {f.vtype.dtype} array", "np.gradient")
     n = f.extents[axis]
-    if not (n.is_const() and n.const >= 2 or not n.is_const() and lw.require(f"{n.text} >= 2")):
-        raise lw.error(node, "np.gradient() needs at least 2 elements along the axis (a ValueError in NumPy)",
-                       "np.gradient")
+    if not (n.is_const() and n.const > order or not n.is_const() and lw.require(f"{n.text} >= {order + 1}")):
+        raise lw.error(node, f"np.gradient() needs at least {order + 1} elements along the axis with "
+                       f"edge_order={order} (a ValueError in NumPy)", "np.gradient")
     source: ast.expr = copy.deepcopy(node.args[0])
     if not f.vtype.is_float:
         source = ast.Call(ast.Attribute(source, "astype", ast.Load()),
@@ -223,9 +229,21 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     def diff(a: ast.expr, b: ast.expr, scale: ast.expr) -> View:
         return lw.value(_placed(ast.BinOp(ast.BinOp(along(a), ast.Sub(), along(b)), ast.Div(), scale), node))
 
+    def combination(weights: tuple[float, float, float], parts: tuple[ast.expr, ast.expr, ast.expr]) -> View:
+        total: ast.expr | None = None
+        for weight, part in zip(weights, parts):
+            term = ast.BinOp(ast.BinOp(ast.Constant(weight), ast.Div(), copy.deepcopy(h)), ast.Mult(), along(part))
+            total = term if total is None else ast.BinOp(total, ast.Add(), term)
+        assert total is not None
+        return lw.value(_placed(total, node))
+
     inner = diff(sl(2, None), sl(None, -2), ast.BinOp(ast.Constant(2.0), ast.Mult(), copy.deepcopy(h)))
-    first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
-    last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
+    if order == 2:
+        first = combination((-1.5, 2.0, -0.5), (sl(0, 1), sl(1, 2), sl(2, 3)))
+        last = combination((0.5, -2.0, 1.5), (sl(-3, -2), sl(-2, -1), sl(-1, None)))
+    else:
+        first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
+        last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
     if not first.vtype == inner.vtype == last.vtype:
         raise lw.error(node, "np.gradient(): the end and inside differences differ in dtype", "np.gradient")
 

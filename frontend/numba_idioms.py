@@ -12,8 +12,9 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``if c: raise ValueError("...")`` (``IndexError``, ``AssertionError``; ``raise E`` alone too) is
   ``assert not c, ("ValueError", "...")``: checked where it runs, raising that exception (the
   asserts' run-time check); any other raise stays, for the checker to refuse.
-- ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``) is a check
-  ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and the display of the indices.
+- ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``, an item of a
+  returned tuple too) is a check ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and
+  the display of the indices.
 - ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
   computes it.
 - ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
@@ -193,6 +194,15 @@ class _Idioms(ast.NodeTransformer):
             check, display = made
             node.value = display
             return [check, node]
+        if isinstance(node.value, ast.Tuple):  # return X.max(), np.unravel_index(X.argmax(), X.shape)
+            checks = []
+            for k, item in enumerate(node.value.elts):
+                made = self._unravel(item, node)
+                if made is not None:
+                    checks.append(made[0])
+                    node.value.elts[k] = made[1]
+            if checks:
+                return [*checks, self.generic_visit(node)]
         return self.generic_visit(node)
 
     def _unravel(self, call: ast.expr, like: ast.stmt) -> tuple[ast.Assert, ast.Tuple] | None:
