@@ -3882,19 +3882,26 @@ class Lowering:
         element sums the products of the pairs it takes, under a guard, whichever is longer."""
         if n.is_const() and m.is_const():
             return n.const >= m.const
-        if self.proven(f"{n.text} >= {m.text}"):
-            return True
-        test = ast.Compare(copy.deepcopy(n.node), [ast.GtE()], [copy.deepcopy(m.node)])
-        if not (self.at_top and not self.facts and self.affine_test(test)):
-            return self.require(f"{n.text} >= {m.text}")
-        span = self.source.span(node)
-        where = f"{span.filename}:{span.line}"
         a, v = (self.as_written(arg) for arg in node.args[:2])
-        self.assertions.append(Assertion(test, (
-            f"np.{name}({a}, {v}, mode={mode!r}) at {where} is compiled for len({a}) >= len({v}) (its output's "
+        return self.at_least(node, n, m, (
+            f"np.{name}({a}, {v}, mode={mode!r}) at {{where}} is compiled for len({a}) >= len({v}) (its output's "
             f"length follows the first array's); this call's {v} is longer: "
             + ("pass the longer array first (convolution is symmetric) or " if name == "convolve" else "")
-            + "use mode='full'"), "ArgumentError"))
+            + "use mode='full'"))
+
+    def at_least(self, node: ast.AST, a: Sym, b: Sym, message: str) -> bool:
+        """Whether extent ``a >= b`` may be taken: proven, or checked per call, at the top level,
+        as an ArgumentError with ``message`` (its ``{where}`` the file:line of ``node``) where a
+        call's sizes break it and NumPy would return what the kernel has no extent for; elsewhere
+        assumed (the generic per-call check).  False where it cannot hold."""
+        claim = f"{a.text} >= {b.text}"
+        if self.proven(claim):
+            return True
+        test = ast.Compare(copy.deepcopy(a.node), [ast.GtE()], [copy.deepcopy(b.node)])
+        if not (self.at_top and not self.facts and self.affine_test(test)):
+            return self.require(claim)
+        span = self.source.span(node)
+        self.assertions.append(Assertion(test, message.replace("{where}", f"{span.filename}:{span.line}"), "ArgumentError"))
         return True
 
     def call_time_value(self, node: ast.expr) -> str | None:
