@@ -8,13 +8,14 @@ building that formula and lowering it (part of ``frontend.array_idioms``):
   counted); of integers ``np.mean``.
 - ``np.nanmax`` / ``np.nanmin``: NumPy's ``np.fmax.reduce``: the maximum of ``a`` with NaNs
   replaced by -inf (+inf), NaN where every element is NaN; of integers ``np.max``/``np.min``.
-- ``np.trapezoid(y, x=None, dx=1.0)`` (and ``np.trapz``) of a 1-d ``y`` and 1-d ``x``:
-  ``(d * (y[1:] + y[:-1]) / 2.0).sum()`` with ``d = np.diff(x)`` or ``dx``, NumPy's own formula.
+- ``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` (and ``np.trapz``) of a ``y`` and a 1-d ``x`` (or
+  one of ``y``'s shape): ``(d * (y[1:] + y[:-1]) / 2.0).sum(axis)`` with ``d = np.diff(x)`` or
+  ``dx``, the slices along ``axis``, NumPy's own formula.
 - ``np.swapaxes``, ``np.moveaxis`` (constant axes), ``np.rot90(m, k)`` (axes 0 and 1),
   ``np.atleast_1d/2d/3d`` of arrays: the transposes, flips and ``None`` axes NumPy makes them of
   (views, as in NumPy).
-- ``np.gradient(f, h=1.0, axis=k)``: one scalar spacing, ``edge_order=1``; NumPy's central and
-  one-sided differences as three pieces chosen by the index.
+- ``np.gradient(f, h=1.0, axis=k, edge_order=1)``: one scalar spacing, ``edge_order`` 1 or 2;
+  NumPy's central and one-sided differences as three pieces chosen by the index.
 """
 
 from __future__ import annotations
@@ -136,31 +137,42 @@ def _nan_spread(lw: Lowering, node: ast.Call, name: str, x: View, given: dict[st
 
 
 def trapezoid(lw: Lowering, node: ast.Call, name: str) -> View | None:
-    """``np.trapezoid(y, x=None, dx=1.0)`` of a 1-d ``y`` (and a 1-d ``x``), NumPy's formula."""
+    """``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` of an array ``y`` (``x`` 1-d, along ``axis``, or
+    of ``y``'s shape), NumPy's formula: ``(d * (y[1:] + y[:-1]) / 2.0).sum(axis)`` with the slices
+    along ``axis``, ``d`` = ``dx`` or ``np.diff(x)`` (given axes of length 1 elsewhere when 1-d)."""
     given = _given(lw, node, name, ("y", "x", "dx", "axis"))
     y = lw.value(given["y"])
     if y.rank == 0:
         return None
-    if y.rank != 1 or "axis" in given and _axis_value(given["axis"]) not in (0, -1):
-        raise lw.error(node, f"np.{name}() of a {y.rank}-d array or with axis= (only 1-d)", f"np.{name}")
+    axis = _axis_value(given["axis"]) if "axis" in given else -1
+    if axis is None or not -y.rank <= axis < y.rank:
+        raise lw.error(given.get("axis", node), f"np.{name}() axis= must be a constant axis of y", f"np.{name}")
+    axis %= y.rank
+
+    def along(value: ast.expr, s: ast.expr, rank: int, other: ast.expr | None = None) -> ast.expr:
+        items = [s if k == axis else other or ast.Slice(None, None, None) for k in range(rank)]
+        return ast.Subscript(value, items[0] if rank == 1 else ast.Tuple(items, ast.Load()), ast.Load())
+
     if "x" in given and given["x"] is not None and not (isinstance(given["x"], ast.Constant)
                                                          and given["x"].value is None):
         xs = lw.value(given["x"])
-        if xs.rank != 1:
-            raise lw.error(given["x"], f"np.{name}() with x of {xs.rank} dimensions (only 1-d)", f"np.{name}")
-        d: ast.expr = _np("diff", copy.deepcopy(given["x"]))
+        if xs.rank not in (1, y.rank):
+            raise lw.error(given["x"], f"np.{name}() with x of {xs.rank} dimensions (1-d or y's)", f"np.{name}")
+        d: ast.expr = _np("diff", copy.deepcopy(given["x"]), **({"axis": ast.Constant(axis)} if xs.rank > 1 else {}))
+        if xs.rank != y.rank:  # np.diff(x) with axes of length 1 around it, as NumPy reshapes it
+            d = along(d, ast.Slice(None, None, None), y.rank, ast.Constant(None))
     else:
         d = copy.deepcopy(given.get("dx", ast.Constant(1.0)))
         if lw.value(d).rank:
             raise lw.error(d, f"np.{name}() dx= must be a scalar", f"np.{name}")
 
     def part(s: ast.expr) -> ast.expr:
-        return ast.Subscript(copy.deepcopy(given["y"]), s, ast.Load())
+        return along(copy.deepcopy(given["y"]), s, y.rank)
 
     pairs = ast.BinOp(part(ast.Slice(ast.Constant(1), None, None)), ast.Add(),
                       part(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
     terms = ast.BinOp(ast.BinOp(d, ast.Mult(), pairs), ast.Div(), ast.Constant(2.0))
-    return lw.value(_placed(_np("sum", terms), node))
+    return lw.value(_placed(_np("sum", terms, **({"axis": ast.Constant(axis)} if y.rank > 1 else {})), node))
 
 
 def _axis_value(node: ast.expr) -> int | None:
