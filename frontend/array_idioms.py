@@ -41,7 +41,7 @@ from .array_formulas import (
 )
 from .array_select import select
 from .array_ufunc_formulas import FORMULAS, formula_value
-from .arrays import NP_NAME, Lowering, Sym, View, _bool_const, _int_const, _is_none, const, smin, sym_of
+from .arrays import NP_NAME, Lowering, Sym, View, _bool_const, _int_const, _is_none, const, smax, smin, sym_of
 from .extent_facts import is_affine
 from .source import walk
 from .types import BOOL
@@ -288,8 +288,8 @@ def _trace(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) 
 
 def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
     """``np.diag(A, k)`` (``np.diagonal(A, offset)``, ``A.diagonal(offset)``) of a 2-d ``A``: the
-    ``k``-th diagonal, ``A[i, i + k]`` (``A[i - k, i]`` below), of NumPy's length (0 where it
-    misses the array: constant extents, else assumed not to, checked per call); ``np.diag(v, k)``
+    ``k``-th diagonal, ``A[i, i + k]`` (``A[i - k, i]`` below), of NumPy's length
+    ``max(0, min(n, m - k))`` (``min(n + k, m)`` below: empty where it misses); ``np.diag(v, k)``
     of a 1-d ``v``: the square matrix of side ``len(v) + |k|`` with ``v`` on that diagonal."""
     diagonal = isinstance(node.func, ast.Attribute) and node.func.attr == "diagonal"
     key = "offset" if diagonal else "k"
@@ -298,14 +298,7 @@ def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
     lw.changed = True
     if x.rank == 2:
         rows, cols = (x.extents[0], x.extents[1] - const(k)) if k >= 0 else (x.extents[0] + const(k), x.extents[1])
-        for side in (rows, cols):
-            if not side.is_const() and not lw.at_least(node, side, const(0), (
-                    f"{lw.as_written(node)} at {{where}}: the diagonal {k} misses this call's array (NumPy "
-                    "returns an empty array; the kernel is compiled for a diagonal inside it)")):
-                raise lw.error(node, f"np.diag() whose diagonal {k} may miss the array", "np.diag")
-        extent = smin(rows, cols)
-        if extent.is_const() and extent.const < 0:
-            extent = const(0)
+        extent = smax(const(0), smin(rows, cols)) if k else smin(rows, cols)
         return View((extent,), x.vtype, lambda idx: x.element((idx[0], idx[0] + const(k)) if k >= 0
                                                              else (idx[0] - const(k), idx[0])))
     if x.rank != 1 or diagonal:

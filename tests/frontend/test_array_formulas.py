@@ -135,6 +135,10 @@ def gradient_axes(F):
     return np.gradient(F, 0.5, axis=1) + np.gradient(F, axis=0)
 
 
+def gradient_order2(F):
+    return np.gradient(F, 2, axis=1, edge_order=2)
+
+
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("fn, args", [
     (gradient_1d, (np.arange(10.0) ** 1.5,)), (gradient_1d, (np.arange(5) ** 2,)),
@@ -142,9 +146,11 @@ def gradient_axes(F):
     (gradient_spaced, (np.arange(6.0) ** 2, 0.1)), (gradient_spaced, (np.arange(5) ** 3, 2.0)),
     (gradient_axes, (np.arange(20.0).reshape(4, 5) ** 1.5,)), (gradient_axes, (np.arange(12).reshape(3, 4) ** 2,)),
     (gradient_axes, (np.arange(6, dtype=np.float32).reshape(3, 2),)),
+    (gradient_order2, (np.arange(15).reshape(3, 5) ** 3,)),
 ], ids=lambda a: getattr(a, "__name__", ""))
 def test_gradient_is_numpys(fn, args, target):
-    """NumPy's uniform-spacing differences: central inside, one-sided at the ends; integers in float64."""
+    """NumPy's uniform-spacing differences: central inside, one-sided at the ends (of first or second
+    order); integers in float64."""
     got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
