@@ -2516,7 +2516,11 @@ class Lowering:
         if type(op) in BITWISE:
             return self.bitwise(node, op, lhs, rhs)
         if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
-            raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
+            if isinstance(op, (ast.Add, ast.Mult)):  # NumPy's add and multiply of booleans: or, and
+                return self.logical(node, ast.BitOr() if isinstance(op, ast.Add) else ast.BitAnd(), lhs, rhs)
+            raise self.error(node, f"{type(op).__name__.lower()} of two boolean arrays (NumPy raises or gives "
+                             "int8 there; + and * are or and and; cast one with .astype(np.int64) for numbers)",
+                             "bool array")
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs) \
                 and (_number(rhs.element(())) is not None if not rhs.rank else lhs.vtype.dtype == "bool"
                      or rhs.vtype.dtype == "bool" or lhs.vtype is UNKNOWN or rhs.vtype is UNKNOWN):

@@ -276,6 +276,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._take_along_axis(node)
+        if isinstance(func, ast.Attribute) and func.attr == "diag_indices" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._diag_indices(node)
         if isinstance(func, ast.Attribute) and func.attr == "signbit" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np \
                 and len(node.args) == 1 and not node.keywords:
@@ -305,6 +308,24 @@ class BuiltinHelpers(ast.NodeTransformer):
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
 
+    def _diag_indices(self, node: ast.Call) -> ast.expr:
+        """``np.diag_indices(n, ndim=2)`` (a constant ``ndim``) -> ``(np.arange(n),) * ndim`` written
+        out, NumPy's tuple of one index array per axis; other forms are left to be refused."""
+        given = self._given(node, ("n", "ndim"))
+        ndim = _constant(given.get("ndim", ast.Constant(2))) if given is not None else None
+        if given is None or "n" not in given or type(ndim) is not int or ndim < 1:
+            return node
+        func = node.func
+        assert isinstance(func, ast.Attribute)
+        made = ast.Tuple([], ast.Load())
+        self.rw.placed(made, node)
+        for _ in range(ndim):
+            arange = ast.Call(ast.Attribute(self.rw.copy(func.value), "arange", ast.Load()), [], [])
+            self.rw.placed(arange, node)
+            arange.args.append(self.rw.copy(given["n"]))  # (placed apart: n keeps its own location)
+            made.elts.append(arange)
+        return made
+
     def _signbit(self, node: ast.Call) -> ast.expr:
         """``np.signbit(x)`` -> ``np.copysign(1.0, x) < 0``: the sign bit of each real element
         (set for -0.0 and a negative NaN, as NumPy's; an integer's is its sign; a bool's never),
@@ -313,9 +334,11 @@ class BuiltinHelpers(ast.NodeTransformer):
         assert isinstance(func, ast.Attribute)
         copysign = self.rw.placed(ast.Attribute(self.rw.copy(func.value), "copysign", ast.Load()), func)
         one = self.rw.placed(ast.Constant(1.0), node)
-        signed = self.rw.placed(ast.Call(copysign, [one], []), node)
+        signed = ast.Call(copysign, [one], [])
+        self.rw.placed(signed, node)
         signed.args.append(node.args[0])  # (placed apart: the argument keeps its own location)
-        test = self.rw.placed(ast.Compare(ast.Constant(0), [ast.Lt()], [ast.Constant(0)]), node)
+        test = ast.Compare(ast.Constant(0), [ast.Lt()], [ast.Constant(0)])
+        self.rw.placed(test, node)
         test.left = signed
         return test
 

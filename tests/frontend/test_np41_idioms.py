@@ -2,8 +2,9 @@
 ``np.signbit`` of arrays and ``np.nonzero`` of ``np.diff(m.astype(...))`` (zero crossings),
 ``v.size`` of a mask selection, ``np.maximum.accumulate(idx, out=idx)`` / ``np.cumsum(x, out=y)``
 statements (forward fill), ``np.insert(expr, 0, v)`` of any 1-d expression, ``np.diag``/
-``diagonal`` with an offset, ``np.unravel_index`` inside a returned tuple; and the messages of
-what stays refused.  Python target (the lowering is the subject), the cpu target for the two that
+``diagonal`` with an offset (one past the array: empty, as NumPy's), ``np.diag_indices``,
+``np.unravel_index`` inside a returned tuple, ``+``/``*`` of boolean arrays (or, and); and the
+messages of what stays refused.  Python target (the lowering is the subject), the cpu target for the two that
 lean on the backend (copysign of integers, a local array one longer)."""
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def wrangled(x, X):
 
 def diagonals(A, a, b):
     return np.diag(A, 1), A.diagonal(-1), np.diag(A, 4), np.diag(a) + np.diag(b, 1) + np.diag(b, k=-1), \
-        np.unravel_index(A.argmax(), A.shape)
+        np.unravel_index(A.argmax(), A.shape), A[np.diag_indices(3)], (a > 0.5) * (a < 3.0) + (a == 1)
 
 
 def _x():
