@@ -54,6 +54,7 @@ from .builtin_helpers import (
     ONE_ARRAY_HELPERS,
     ROW_HELPERS,
     UFUNC_AT,
+    UFUNC_REDUCEAT,
 )
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
@@ -283,6 +284,10 @@ class BuiltinHelpers(ast.NodeTransformer):
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np \
                 and len(node.args) == 1 and not node.keywords:
             return self._signbit(node)
+        if isinstance(func, ast.Attribute) and func.attr == "reduceat" and isinstance(func.value, ast.Attribute) \
+                and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
+                and self.rw.globals.get(func.value.value.id) is np:
+            return self._ufunc_reduceat(node, func.value.attr)
         if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute) \
                 and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
                 and self.rw.globals.get(func.value.value.id) is np:
@@ -473,6 +478,30 @@ class BuiltinHelpers(ast.NodeTransformer):
             return None
         cast = ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), kind, ast.Load())
         return self.rw.placed(ast.Call(cast, [node], []), node)
+
+    def _ufunc_reduceat(self, node: ast.Call, ufunc: str) -> ast.expr:
+        """``np.add.reduceat(a, indices)`` (multiply, maximum, minimum) of a 1-d ``a`` and a 1-d integer
+        ``indices`` -> NumPy's loop over the segments, each reduced in ``a``'s dtype in order
+        (``a[indices[i]]`` itself where the segment is empty; an index outside ``a`` raises
+        IndexError where it is read, as NumPy's)."""
+        ops = ("add", "multiply", "maximum", "minimum")
+        given = self._given(node, ("array", "indices"))
+        a, indices = (given or {}).get("array"), (given or {}).get("indices")
+        index_name = indices.id if isinstance(indices, ast.Name) else ""
+        array_dtype = self.rw.dtypes.get(a.id, "") if isinstance(a, ast.Name) else ""
+        if ufunc not in ops or indices is None or self.rw.ranks.get(getattr(a, "id", "")) != 1 \
+                or array_dtype in ("", "unknown") or array_dtype.startswith("complex") \
+                or not self.rw.dtypes.get(index_name, "").startswith(("int", "uint")) \
+                or self.rw.ranks.get(index_name) != 1:
+            raise self.rw.error(node, f"np.{ufunc}.reduceat() here is not supported; polyfuse supports "
+                                f"{UFUNC_REDUCEAT}", "ufunc.reduceat")
+        assert a is not None
+        dtype = getattr(np, ufunc).reduceat(np.zeros(1, array_dtype), [0]).dtype.name  # (NumPy's: int64 for add of int8)
+        cast = self.rw.placed(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()),
+                                            "bool_" if dtype == "bool" else dtype, ast.Load()), node)
+        helper = NUMPY_HELPERS["ufunc.reduceat"][1]
+        return self._helper_call(helper, [a, indices, self.rw.placed(ast.Constant(ops.index(ufunc)), node), cast],
+                                 node)
 
     def _ufunc_at(self, node: ast.Call, ufunc: str) -> ast.expr:
         """``np.add.at(a, indices, b)`` (subtract, multiply, maximum, minimum) -> NumPy's unbuffered

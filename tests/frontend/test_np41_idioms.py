@@ -3,9 +3,10 @@
 ``v.size`` of a mask selection, ``np.maximum.accumulate(idx, out=idx)`` / ``np.cumsum(x, out=y)``
 statements (forward fill), ``np.insert(expr, 0, v)`` of any 1-d expression, ``np.diag``/
 ``diagonal`` with an offset (one past the array: empty, as NumPy's), ``np.diag_indices``,
-``np.unravel_index`` inside a returned tuple, ``+``/``*`` of boolean arrays (or, and); and the
+``np.unravel_index`` inside a returned tuple, ``+``/``*`` of boolean arrays (or, and),
+``np.add.reduceat`` (multiply, maximum, minimum: NumPy's dtypes, int64 for int8 sums); and the
 messages of what stays refused.  Python target (the lowering is the subject), the cpu target for the two that
-lean on the backend (copysign of integers, a local array one longer)."""
+lean on the backend (copysign of integers, a local array one longer, reduceat's casts)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ def diagonals(A, a, b):
         np.unravel_index(A.argmax(), A.shape), A[np.diag_indices(3)], (a > 0.5) * (a < 3.0) + (a == 1)
 
 
+def segments(a, m, idx):
+    return np.add.reduceat(a, idx), np.maximum.reduceat(a, idx), np.multiply.reduceat(m, idx)
+
+
 def _x():
     return np.array([0.5, np.nan, -0.0, np.nan, -2.0, 3.0, np.nan])
 
@@ -46,6 +51,9 @@ CASES = [
     (crossings, lambda: (np.array([1.0, -0.0, 0.0, -2.5, np.nan, -np.nan, 3.0]), np.arange(-3, 3)), ("python", "cpu")),
     (wrangled, lambda: (_x(), np.linspace(0, 1, 12).reshape(3, 4)), ("python", "cpu")),
     (diagonals, lambda: (np.arange(12.0).reshape(3, 4) % 5, np.ones(4), np.arange(3.0)), ("python",)),
+    (segments, lambda: (np.array([100, -50, 7, 100, 3, 2, 1, 9, 100], np.int8), np.arange(9) % 4 > 0,
+                        np.array([0, 4, 2, 8, 8])),
+     ("python", "cpu")),
 ]
 
 
@@ -62,3 +70,5 @@ def inserted_int(k, s):
 def test_what_stays_refused_says_so():
     with pytest.raises(polyfuse.UnsupportedError, match=r"np.insert\(x, 0, v\) and np.insert\(x, len\(x\), v\)"):
         polyfuse.kernel(inserted_int, target="python")(np.arange(3, dtype=np.int8), 3)
+    with pytest.raises(IndexError):  # NumPy's reduceat counts no index from the end
+        polyfuse.kernel(segments, target="python")(np.arange(4.0), np.ones(4, bool), np.array([-1, 2]))
