@@ -4,7 +4,8 @@
 statements (forward fill), ``np.insert(expr, 0, v)`` of any 1-d expression, ``np.diag``/
 ``diagonal`` with an offset (one past the array: empty, as NumPy's), ``np.diag_indices``,
 ``np.unravel_index`` inside a returned tuple, ``+``/``*`` of boolean arrays (or, and),
-``np.add.reduceat`` (multiply, maximum, minimum: NumPy's dtypes, int64 for int8 sums); and the
+``np.add.reduceat`` (multiply, maximum, minimum: NumPy's dtypes, int64 for int8 sums),
+``np.bincount`` of ``np.unique``'s inverse (the group-by's sums and counts); and the
 messages of what stays refused.  Python target (the lowering is the subject), the cpu target for the two that
 lean on the backend (copysign of integers, a local array one longer, reduceat's casts)."""
 
@@ -43,6 +44,13 @@ def segments(a, m, idx):
     return np.add.reduceat(a, idx), np.maximum.reduceat(a, idx), np.multiply.reduceat(m, idx)
 
 
+def grouped(keys, vals):
+    uk, inv = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inv, weights=vals)
+    counts = np.bincount(inv)
+    return uk, sums, counts, sums[counts.argmax()]
+
+
 def _x():
     return np.array([0.5, np.nan, -0.0, np.nan, -2.0, 3.0, np.nan])
 
@@ -54,6 +62,7 @@ CASES = [
     (segments, lambda: (np.array([100, -50, 7, 100, 3, 2, 1, 9, 100], np.int8), np.arange(9) % 4 > 0,
                         np.array([0, 4, 2, 8, 8])),
      ("python", "cpu")),
+    (grouped, lambda: (np.array([3, 1, 3, 2, 7, 3]), np.arange(6.0)), ("python", "cpu")),
 ]
 
 
@@ -63,6 +72,12 @@ def test_np41_forms_match_numpy(fn, make, target):
     assert_same_result(fn(*make()), polyfuse.kernel(fn, target=target)(*make()))
 
 
+def group_sums(keys, vals):
+    uk, inv = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inv, weights=vals)
+    return uk, sums
+
+
 def inserted_int(k, s):
     return np.insert(k * 2, 0, s)
 
@@ -70,5 +85,8 @@ def inserted_int(k, s):
 def test_what_stays_refused_says_so():
     with pytest.raises(polyfuse.UnsupportedError, match=r"np.insert\(x, 0, v\) and np.insert\(x, len\(x\), v\)"):
         polyfuse.kernel(inserted_int, target="python")(np.arange(3, dtype=np.int8), 3)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_np41_idioms.py:\d+: np.bincount\(\) with weights of an "
+                       "empty array"):  # NumPy's is int64 there
+        polyfuse.kernel(group_sums, target="python")(np.zeros(0, np.int64), np.zeros(0))
     with pytest.raises(IndexError):  # NumPy's reduceat counts no index from the end
         polyfuse.kernel(segments, target="python")(np.arange(4.0), np.ones(4, bool), np.array([-1, 2]))
