@@ -37,10 +37,10 @@ REFUSED = {
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
-    # np41's: a bincount of np.unique's inverse and a fancy index of np.unique's counts (arrays of
-    # np.unique's length), max() of an np.int64 and a Python int (its type picked by value), a
-    # selection used two statements later, NumPy's introselect order
-    "groupby_mean_unique": "bincount() is not supported",
+    # np41's: arrays of np.unique's length (np.bincount of its inverse) divided elementwise and
+    # fancy-indexed, max() of an np.int64 and a Python int (its type picked by value), a selection
+    # used two statements later, NumPy's introselect order
+    "groupby_mean_unique": "'sums' is used otherwise or bound again",
     "value_counts_sorted": "an array of np.unique's length is supported where",
     "hist_equalize": "cannot tell the dtype of this array expression",
     "threshold_otsu_like": "'fg' holds a boolean-mask selection, usable only in a reduction",
