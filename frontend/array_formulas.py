@@ -8,13 +8,14 @@ building that formula and lowering it (part of ``frontend.array_idioms``):
   counted); of integers ``np.mean``.
 - ``np.nanmax`` / ``np.nanmin``: NumPy's ``np.fmax.reduce``: the maximum of ``a`` with NaNs
   replaced by -inf (+inf), NaN where every element is NaN; of integers ``np.max``/``np.min``.
-- ``np.trapezoid(y, x=None, dx=1.0)`` (and ``np.trapz``) of a 1-d ``y`` and 1-d ``x``:
-  ``(d * (y[1:] + y[:-1]) / 2.0).sum()`` with ``d = np.diff(x)`` or ``dx``, NumPy's own formula.
+- ``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` (and ``np.trapz``) of a ``y`` and a 1-d ``x`` (or
+  one of ``y``'s shape): ``(d * (y[1:] + y[:-1]) / 2.0).sum(axis)`` with ``d = np.diff(x)`` or
+  ``dx``, the slices along ``axis``, NumPy's own formula.
 - ``np.swapaxes``, ``np.moveaxis`` (constant axes), ``np.rot90(m, k)`` (axes 0 and 1),
   ``np.atleast_1d/2d/3d`` of arrays: the transposes, flips and ``None`` axes NumPy makes them of
   (views, as in NumPy).
-- ``np.gradient(f, h=1.0, axis=k)``: one scalar spacing, ``edge_order=1``; NumPy's central and
-  one-sided differences as three pieces chosen by the index.
+- ``np.gradient(f, h=1.0, axis=k, edge_order=1)``: one scalar spacing, ``edge_order`` 1 or 2;
+  NumPy's central and one-sided differences as three pieces chosen by the index.
 """
 
 from __future__ import annotations
@@ -136,31 +137,42 @@ def _nan_spread(lw: Lowering, node: ast.Call, name: str, x: View, given: dict[st
 
 
 def trapezoid(lw: Lowering, node: ast.Call, name: str) -> View | None:
-    """``np.trapezoid(y, x=None, dx=1.0)`` of a 1-d ``y`` (and a 1-d ``x``), NumPy's formula."""
+    """``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` of an array ``y`` (``x`` 1-d, along ``axis``, or
+    of ``y``'s shape), NumPy's formula: ``(d * (y[1:] + y[:-1]) / 2.0).sum(axis)`` with the slices
+    along ``axis``, ``d`` = ``dx`` or ``np.diff(x)`` (given axes of length 1 elsewhere when 1-d)."""
     given = _given(lw, node, name, ("y", "x", "dx", "axis"))
     y = lw.value(given["y"])
     if y.rank == 0:
         return None
-    if y.rank != 1 or "axis" in given and _axis_value(given["axis"]) not in (0, -1):
-        raise lw.error(node, f"np.{name}() of a {y.rank}-d array or with axis= (only 1-d)", f"np.{name}")
+    axis = _axis_value(given["axis"]) if "axis" in given else -1
+    if axis is None or not -y.rank <= axis < y.rank:
+        raise lw.error(given.get("axis", node), f"np.{name}() axis= must be a constant axis of y", f"np.{name}")
+    axis %= y.rank
+
+    def along(value: ast.expr, s: ast.expr, rank: int, other: ast.expr | None = None) -> ast.expr:
+        items = [s if k == axis else other or ast.Slice(None, None, None) for k in range(rank)]
+        return ast.Subscript(value, items[0] if rank == 1 else ast.Tuple(items, ast.Load()), ast.Load())
+
     if "x" in given and given["x"] is not None and not (isinstance(given["x"], ast.Constant)
                                                          and given["x"].value is None):
         xs = lw.value(given["x"])
-        if xs.rank != 1:
-            raise lw.error(given["x"], f"np.{name}() with x of {xs.rank} dimensions (only 1-d)", f"np.{name}")
-        d: ast.expr = _np("diff", copy.deepcopy(given["x"]))
+        if xs.rank not in (1, y.rank):
+            raise lw.error(given["x"], f"np.{name}() with x of {xs.rank} dimensions (1-d or y's)", f"np.{name}")
+        d: ast.expr = _np("diff", copy.deepcopy(given["x"]), **({"axis": ast.Constant(axis)} if xs.rank > 1 else {}))
+        if xs.rank != y.rank:  # np.diff(x) with axes of length 1 around it, as NumPy reshapes it
+            d = along(d, ast.Slice(None, None, None), y.rank, ast.Constant(None))
     else:
         d = copy.deepcopy(given.get("dx", ast.Constant(1.0)))
         if lw.value(d).rank:
             raise lw.error(d, f"np.{name}() dx= must be a scalar", f"np.{name}")
 
     def part(s: ast.expr) -> ast.expr:
-        return ast.Subscript(copy.deepcopy(given["y"]), s, ast.Load())
+        return along(copy.deepcopy(given["y"]), s, y.rank)
 
     pairs = ast.BinOp(part(ast.Slice(ast.Constant(1), None, None)), ast.Add(),
                       part(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
     terms = ast.BinOp(ast.BinOp(d, ast.Mult(), pairs), ast.Div(), ast.Constant(2.0))
-    return lw.value(_placed(_np("sum", terms), node))
+    return lw.value(_placed(_np("sum", terms, **({"axis": ast.Constant(axis)} if y.rank > 1 else {})), node))
 
 
 def _axis_value(node: ast.expr) -> int | None:
@@ -174,15 +186,21 @@ def _axis_value(node: ast.expr) -> int | None:
 
 def gradient(lw: Lowering, node: ast.Call) -> View | None:
     """``np.gradient(f, h=1.0)`` of a 1-d ``f``, or ``np.gradient(f, h, axis=k)`` of any rank, one
-    scalar spacing, ``edge_order=1``: NumPy's uniform-spacing formulas, central differences
+    scalar spacing: NumPy's uniform-spacing formulas, central differences
     ``(f[2:] - f[:-2]) / (2. * h)`` inside and one-sided ``(f[1] - f[0]) / h``,
-    ``(f[-1] - f[-2]) / h`` at the ends (integers converted to float64 first, as NumPy does)."""
+    ``(f[-1] - f[-2]) / h`` at the ends (``edge_order=2``: ``-1.5 / h * f[0] + 2. / h * f[1] +
+    -0.5 / h * f[2]`` and its mirror, as NumPy writes them; integers converted to float64 first,
+    as NumPy does)."""
     if not node.args:
         raise lw.error(node, "np.gradient() needs an array", "np.gradient")
+    order = 1
     for kw in node.keywords:
-        if kw.arg != "axis":
-            raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported",
-                           "np.gradient")
+        if kw.arg == "edge_order" and isinstance(kw.value, ast.Constant) and kw.value.value in (1, 2) \
+                and type(kw.value.value) is int:
+            order = kw.value.value
+        elif kw.arg != "axis":
+            raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported"
+                           + (" (only the constant 1 or 2)" if kw.arg == "edge_order" else ""), "np.gradient")
     f = lw.value(node.args[0])
     if f.rank == 0:
         return None
@@ -191,7 +209,7 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     h = node.args[1] if len(node.args) == 2 else ast.Constant(1.0)
     if lw.value(h).rank:
         raise lw.error(h, "np.gradient() with coordinates (only one scalar spacing)", "np.gradient")
-    axes = [kw.value for kw in node.keywords]
+    axes = [kw.value for kw in node.keywords if kw.arg == "axis"]
     axis = _axis_value(axes[0]) if axes else (0 if f.rank == 1 else None)
     if axis is None or not -f.rank <= axis < f.rank:
         raise lw.error(axes[0] if axes else node, "np.gradient() of a multi-dimensional array without one "
@@ -200,9 +218,9 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     if f.vtype.dtype == "bool" or f.vtype.is_complex:
         raise lw.error(node, f"np.gradient() of a {f.vtype.dtype} array", "np.gradient")
     n = f.extents[axis]
-    if not (n.is_const() and n.const >= 2 or not n.is_const() and lw.require(f"{n.text} >= 2")):
-        raise lw.error(node, "np.gradient() needs at least 2 elements along the axis (a ValueError in NumPy)",
-                       "np.gradient")
+    if not (n.is_const() and n.const > order or not n.is_const() and lw.require(f"{n.text} >= {order + 1}")):
+        raise lw.error(node, f"np.gradient() needs at least {order + 1} elements along the axis with "
+                       f"edge_order={order} (a ValueError in NumPy)", "np.gradient")
     source: ast.expr = copy.deepcopy(node.args[0])
     if not f.vtype.is_float:
         source = ast.Call(ast.Attribute(source, "astype", ast.Load()),
@@ -223,9 +241,21 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     def diff(a: ast.expr, b: ast.expr, scale: ast.expr) -> View:
         return lw.value(_placed(ast.BinOp(ast.BinOp(along(a), ast.Sub(), along(b)), ast.Div(), scale), node))
 
+    def combination(weights: tuple[float, float, float], parts: tuple[ast.expr, ast.expr, ast.expr]) -> View:
+        total: ast.expr | None = None
+        for weight, part in zip(weights, parts):
+            term = ast.BinOp(ast.BinOp(ast.Constant(weight), ast.Div(), copy.deepcopy(h)), ast.Mult(), along(part))
+            total = term if total is None else ast.BinOp(total, ast.Add(), term)
+        assert total is not None
+        return lw.value(_placed(total, node))
+
     inner = diff(sl(2, None), sl(None, -2), ast.BinOp(ast.Constant(2.0), ast.Mult(), copy.deepcopy(h)))
-    first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
-    last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
+    if order == 2:
+        first = combination((-1.5, 2.0, -0.5), (sl(0, 1), sl(1, 2), sl(2, 3)))
+        last = combination((0.5, -2.0, 1.5), (sl(-3, -2), sl(-2, -1), sl(-1, None)))
+    else:
+        first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
+        last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
     if not first.vtype == inner.vtype == last.vtype:
         raise lw.error(node, "np.gradient(): the end and inside differences differ in dtype", "np.gradient")
 

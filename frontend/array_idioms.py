@@ -41,7 +41,7 @@ from .array_formulas import (
 )
 from .array_select import select
 from .array_ufunc_formulas import FORMULAS, formula_value
-from .arrays import NP_NAME, Lowering, Sym, View, _bool_const, _int_const, _is_none, const, smin, sym_of
+from .arrays import NP_NAME, Lowering, Sym, View, _bool_const, _int_const, _is_none, const, smax, smin, sym_of
 from .extent_facts import is_affine
 from .source import walk
 from .types import BOOL
@@ -95,10 +95,10 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
 
 
 _POSITIONAL = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
-               "trace": (), "count_nonzero": ("axis",), "ptp": ("axis",), "diag": (), "diagonal": ()}
+               "trace": (), "count_nonzero": ("axis",), "ptp": ("axis",), "diag": ("k",), "diagonal": ("offset",)}
 _KEYWORDS = {"diff": ("n", "axis", "prepend", "append"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
-             "trace": (), "count_nonzero": ("axis", "keepdims"), "ptp": ("axis", "keepdims"), "diag": (),
-             "diagonal": ()}
+             "trace": (), "count_nonzero": ("axis", "keepdims"), "ptp": ("axis", "keepdims"), "diag": ("k",),
+             "diagonal": ("offset",)}
 
 
 def _options(lw: Lowering, node: ast.Call, name: str, rest: list[ast.expr]) -> dict[str, ast.expr]:
@@ -287,19 +287,32 @@ def _trace(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) 
 
 
 def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    """``np.diag(A, k)`` (``np.diagonal(A, offset)``, ``A.diagonal(offset)``) of a 2-d ``A``: the
+    ``k``-th diagonal, ``A[i, i + k]`` (``A[i - k, i]`` below), of NumPy's length
+    ``max(0, min(n, m - k))`` (``min(n + k, m)`` below: empty where it misses); ``np.diag(v, k)``
+    of a 1-d ``v``: the square matrix of side ``len(v) + |k|`` with ``v`` on that diagonal."""
+    diagonal = isinstance(node.func, ast.Attribute) and node.func.attr == "diagonal"
+    key = "offset" if diagonal else "k"
+    k = _constant(lw, node, options, key, 0, f"np.{'diagonal' if diagonal else 'diag'}() {key}=")
+    assert k is not None
     lw.changed = True
     if x.rank == 2:
-        return View((smin(x.extents[0], x.extents[1]),), x.vtype, lambda idx: x.element((idx[0], idx[0])))
-    if x.rank != 1 or isinstance(node.func, ast.Attribute) and node.func.attr == "diagonal":
+        rows, cols = (x.extents[0], x.extents[1] - const(k)) if k >= 0 else (x.extents[0] + const(k), x.extents[1])
+        extent = smax(const(0), smin(rows, cols)) if k else smin(rows, cols)
+        return View((extent,), x.vtype, lambda idx: x.element((idx[0], idx[0] + const(k)) if k >= 0
+                                                             else (idx[0] - const(k), idx[0])))
+    if x.rank != 1 or diagonal:
         raise lw.error(node, f"np.diag() of a {x.rank}-d array (NumPy takes 1-d or 2-d)", "np.diag")
     cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
                          ast.Load())
 
-    def element(idx):
-        same = ast.Compare(idx[0].node, [ast.Eq()], [idx[1].node])
-        return ast.IfExp(same, x.element((idx[0],)), ast.Call(cast, [ast.Constant(0)], []))
+    def element(idx):  # (row, col) holds v[row] on the diagonal k >= 0, v[col] below it
+        row, col = idx
+        on = ast.Compare(col.node, [ast.Eq()], [(row + const(k)).node])
+        return ast.IfExp(on, x.element((row if k >= 0 else col,)), ast.Call(cast, [ast.Constant(0)], []))
 
-    return View((x.extents[0], x.extents[0]), x.vtype, element)
+    side = x.extents[0] + const(abs(k))
+    return View((side, side), x.vtype, element)
 
 
 def _pad(lw: Lowering, node: ast.Call, x: View, rest: list[ast.expr]) -> View:

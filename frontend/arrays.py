@@ -545,6 +545,8 @@ class Lowering:
             return self.lower_assert(stmt)
         if isinstance(stmt, ast.Expr) and _ufunc_with_out(stmt.value, self.globals):
             return self.lower_stmt(self.out_copy(stmt, stmt.value))
+        if isinstance(stmt, ast.Expr) and _accumulate_with_out(stmt.value, self.globals):
+            return self.lower_stmt(self.out_store(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "fill_diagonal", self.globals):
@@ -1195,6 +1197,19 @@ class Lowering:
         ast.copy_location(stored, call)
         self.any_changed = True
         return made
+
+    def out_store(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
+        """``np.maximum.accumulate(x, out=y)`` (``np.cumsum``, ``np.cumprod``) as a statement is
+        ``y[...] = np.maximum.accumulate(x)``: NumPy accumulates in the input's dtype and casts
+        into ``out`` unsafely, as an assignment does (``out=x``, the forward fill's in-place
+        running maximum, reads each element before it writes it: the value computed in full)."""
+        out = [kw.value for kw in call.keywords if kw.arg == "out"][0]
+        value = ast.Call(call.func, call.args, [kw for kw in call.keywords if kw.arg != "out"])
+        assign = ast.Assign([ast.Subscript(out, ast.Constant(Ellipsis), ast.Store())], value)
+        ast.copy_location(value, call)
+        _locate(assign, stmt)
+        self.any_changed = True
+        return assign
 
     def fill_diagonal(self, stmt: ast.Expr, call: ast.Call) -> ast.For:
         """``np.fill_diagonal(a, val)`` of a 2-d array and a scalar is ``for k in range(min(a.shape[0],
@@ -2167,6 +2182,8 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         if node.attr in ("real", "imag") and module_of(node.value, self.globals) is None:
             return self.part(node, self.value(node.value))
+        if node.attr == "size" and isinstance(node.value, ast.Name) and node.value.id in self.selections:
+            return self.selection_size(node, node.value)
         if node.attr in ("size", "ndim") and isinstance(node.value, ast.Name) and node.value.id not in self.selections:
             entry = self.lookup(node.value)  # m.size of a temporary, view or local array: its extents'
             if entry is not None and entry.kind != "arg":
@@ -2194,13 +2211,24 @@ class Lowering:
         self.changed = True
         return View(inner.extents, vtype, lambda idx: ast.Attribute(inner.element(idx), node.attr, ast.Load()))
 
-    def selection_length(self, node: ast.Subscript, name: ast.Name) -> View:
+    def selection_size(self, node: ast.Attribute, name: ast.Name) -> View:
+        """``v.size`` of ``v = x[mask]``: its length (the true elements of ``mask``) times the
+        extents of the axes the mask does not cover (whole rows), a Python int as NumPy's."""
+        masked = self.masked_read(name)
+        assert masked is not None, "a selection is a masked read"
+        x, mask = masked
+        size = self.selection_length(node, name).element(())
+        for extent in x.extents[mask.rank:]:
+            size = ast.BinOp(size, ast.Mult(), self.length(extent).node)
+        return scalar(size, WEAK_INT)
+
+    def selection_length(self, node: ast.Subscript | ast.Attribute, name: ast.Name) -> View:
         """``len(v)`` / ``v.shape[0]`` of ``v = x[mask]`` (in the statement right after it, as its
         reductions): the number of true elements of ``mask``, a Python int as NumPy's length."""
         masked = self.masked_read(name)
         assert masked is not None, "a selection is a masked read"
         x, mask = masked
-        if _int_const(node.slice) == -1 and x.rank != mask.rank:
+        if isinstance(node, ast.Subscript) and _int_const(node.slice) == -1 and x.rank != mask.rank:
             raise self.error(node, f"{ast.unparse(node)}: the last axis of rows selected by a mask; take "
                              f"{name.id}.shape[0] or reduce the selection", "boolean mask")
         read = self.selections[name.id][0]
@@ -2544,7 +2572,11 @@ class Lowering:
         if type(op) in BITWISE:
             return self.bitwise(node, op, lhs, rhs)
         if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
-            raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
+            if isinstance(op, (ast.Add, ast.Mult)):  # NumPy's add and multiply of booleans: or, and
+                return self.logical(node, ast.BitOr() if isinstance(op, ast.Add) else ast.BitAnd(), lhs, rhs)
+            raise self.error(node, f"{type(op).__name__.lower()} of two boolean arrays (NumPy raises or gives "
+                             "int8 there; + and * are or and and; cast one with .astype(np.int64) for numbers)",
+                             "bool array")
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs) \
                 and (_number(rhs.element(())) is not None if not rhs.rank else lhs.vtype.dtype == "bool"
                      or rhs.vtype.dtype == "bool" or lhs.vtype is UNKNOWN or rhs.vtype is UNKNOWN):
@@ -2776,9 +2808,14 @@ class Lowering:
                     return self.ufunc(node, "absolute", args)
                 vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
+            inserted = self.insert_end(node, args) if module == "np" and name == "insert" else None
+            if inserted is not None:
+                return inserted
             if module == "np" and name in ("append", "insert", "delete"):  # a shape that grows (shrinks) each call
-                raise self.error(node, f"np.{name}() of an array is not supported: it makes a new array of another "
-                                 "length each time; for a growing array, collect the values in a list (out = [] "
+                insert = "np.insert(x, 0, v) and np.insert(x, len(x), v) of a 1-d x and a number v that converts " \
+                    "to x's dtype are; " if name == "insert" else ""
+                raise self.error(node, f"np.{name}() of an array is not supported here ({insert}it makes a new array "
+                                 "of another length each time); for a growing array, collect the values in a list (out = [] "
                                  "... out.append(v)) and return np.array(out, dtype=...), or allocate the result "
                                  "(out = np.empty(n)) and write out[i] = v; to join arrays once, np.concatenate",
                                  "array call")
@@ -2788,6 +2825,46 @@ class Lowering:
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
         return self.scalar_call(node, module, name, args)
+
+    def insert_end(self, node: ast.Call, args: list[View]) -> View | None:
+        """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d
+        array ``x`` and a scalar ``v`` (frontend/numba_idioms.py takes an array argument ``x``
+        before this; here ``x`` is any 1-d array expression, ``np.cumsum(np.insert(r * r, 0, 0.0))``):
+        a local array one longer, ``v`` converted to ``x``'s dtype as np.insert converts it, in
+        front (at the end).  None where the conversion could raise or lose what NumPy keeps (a
+        float into an integer array, a Python int variable that may not fit, a complex into a real one)."""
+        if len(args) != 3 or node.keywords or args[0].rank != 1 or args[2].rank != 0:
+            return None
+        x, v, at, written = args[0], args[2], node.args[1], node.args[0]
+        first = isinstance(at, ast.Constant) and type(at.value) is int and at.value == 0
+        of_x = at.args[0] if isinstance(at, ast.Call) and isinstance(at.func, ast.Name) and at.func.id == "len" \
+            and len(at.args) == 1 else at.value if isinstance(at, ast.Attribute) \
+            and at.attr == "size" else at.value.value if isinstance(at, ast.Subscript) \
+            and isinstance(at.value, ast.Attribute) and at.value.attr == "shape" and _int_const(at.slice) == 0 \
+            else None
+        last = of_x is not None and ast.dump(of_x) == ast.dump(written)
+        dtype, given = x.vtype.dtype, v.vtype
+        if not (first or last) or dtype not in _DTYPES or given.dtype == "unknown":
+            return None
+        if dtype == "bool" and given.dtype != "bool" or given.is_complex and dtype not in COMPLEX:
+            return None
+        if dtype in INTS:
+            number = int_constant(node.args[2])
+            fits = number is not None and np.iinfo(dtype).min <= number <= np.iinfo(dtype).max
+            if given.dtype not in INTS or given.weak and not fits and dtype != "int64":  # (a Python int argument fits)
+                return None
+        n = x.extents[0]
+        extent = n + const(1)
+        array = self.fresh("insert")
+        self.allocate(array, (extent,), dtype)
+        out = leaf(array, (extent,), dtype)
+        shift = const(1) if first else const(0)
+        self.pre.extend(self.nest((n,), lambda k: [ast.Assign([_store(out.element((k[0] + shift,)))], x.element(k))]))
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if dtype == "bool" else dtype, ast.Load())
+        self.pre.append(ast.Assign([_store(out.element((const(0) if first else n,)))],
+                                   ast.Call(cast, [v.element(())], [])))
+        self.changed = True
+        return out
 
     def scalar_call(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> View:
         """A call of scalars; its arguments may still hold reductions that were lowered
@@ -3826,7 +3903,8 @@ class Lowering:
         n, m = a.extents[0], v.extents[0]
         if name == "convolve" and n.is_const() and m.is_const() and n.const < m.const:
             a, v, n, m = v, a, m, n  # NumPy convolves the longer one with the shorter
-        if not self.require(f"{m.text} >= 1") or not self.require(f"{n.text} >= {m.text}"):
+        if not self.require(f"{m.text} >= 1") or not self.require(f"{n.text} >= 1") \
+                or mode != "full" and not self.longer_first(node, name, mode, n, m):
             raise self.error(node, f"np.{name}() whose second array may be empty or longer than the first",
                              "array call")
         dtype = self.numpy_type(node, getattr(np, name), [a, v]).dtype
@@ -3855,6 +3933,36 @@ class Lowering:
 
         self.pre.extend(self.nest((extent, m), term))
         return out
+
+    def longer_first(self, node: ast.Call, name: str, mode: str, n: Sym, m: Sym) -> bool:
+        """Whether ``np.convolve``/``np.correlate``'s 'same' or 'valid' output may take ``a``
+        (extent ``n``) as the longer array: proven, or checked per call at the top level (an
+        ArgumentError naming the call where ``v`` is longer: NumPy's output then has ``v``'s
+        length, an extent the compiled kernel does not have).  'full' needs neither: each output
+        element sums the products of the pairs it takes, under a guard, whichever is longer."""
+        if n.is_const() and m.is_const():
+            return n.const >= m.const
+        a, v = (self.as_written(arg) for arg in node.args[:2])
+        return self.at_least(node, n, m, (
+            f"np.{name}({a}, {v}, mode={mode!r}) at {{where}} is compiled for len({a}) >= len({v}) (its output's "
+            f"length follows the first array's); this call's {v} is longer: "
+            + ("pass the longer array first (convolution is symmetric) or " if name == "convolve" else "")
+            + "use mode='full'"))
+
+    def at_least(self, node: ast.AST, a: Sym, b: Sym, message: str) -> bool:
+        """Whether extent ``a >= b`` may be taken: proven, or checked per call, at the top level,
+        as an ArgumentError with ``message`` (its ``{where}`` the file:line of ``node``) where a
+        call's sizes break it and NumPy would return what the kernel has no extent for; elsewhere
+        assumed (the generic per-call check).  False where it cannot hold."""
+        claim = f"{a.text} >= {b.text}"
+        if self.proven(claim):
+            return True
+        test = ast.Compare(copy.deepcopy(a.node), [ast.GtE()], [copy.deepcopy(b.node)])
+        if not (self.at_top and not self.facts and self.affine_test(test)):
+            return self.require(claim)
+        span = self.source.span(node)
+        self.assertions.append(Assertion(test, message.replace("{where}", f"{span.filename}:{span.line}"), "ArgumentError"))
+        return True
 
     def call_time_value(self, node: ast.expr) -> str | None:
         """Python source the call evaluates for the array ``node``: an array argument the kernel
@@ -5279,6 +5387,19 @@ def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
         and module_of(value.func.value, globals_) == "np" \
         and (isinstance(getattr(np, value.func.attr, None), np.ufunc) or value.func.attr == "clip") \
         and any(kw.arg == "out" for kw in value.keywords)
+
+
+def _accumulate_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
+    """Whether ``value`` is ``np.<ufunc>.accumulate(..., out=...)``, ``np.cumsum(..., out=...)`` or
+    ``np.cumprod(..., out=...)`` (``out`` a keyword)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and any(kw.arg == "out" for kw in value.keywords)):
+        return False
+    func = value.func
+    if func.attr in ("cumsum", "cumprod"):
+        return module_of(func.value, globals_) == "np"
+    return func.attr == "accumulate" and isinstance(func.value, ast.Attribute) \
+        and module_of(func.value.value, globals_) == "np" and isinstance(getattr(np, func.value.attr, None), np.ufunc)
 
 
 def _conditional_ids(tree: ast.AST) -> set[int]:

@@ -500,6 +500,27 @@ def numpy_ufunc_at(a, indices, b, op):
             a[i] = np.minimum(a[i], b[k])
 
 
+def numpy_ufunc_reduceat(a, indices, op, dtype):
+    out = np.empty(indices.shape[0], dtype=dtype)
+    for i in range(indices.shape[0]):  # segment i: a[indices[i]:indices[i + 1]], to the end for the last
+        lo = indices[i]
+        if lo < 0 or lo >= a.shape[0]:  # (NumPy counts no index from the end here)
+            raise IndexError("index out-of-bounds in reduceat")
+        hi = indices[i + 1] if i + 1 < indices.shape[0] else a.shape[0]
+        acc = dtype(a[lo])  # (an empty segment, hi <= lo, is a[lo] itself, as NumPy's)
+        for j in range(lo + 1, hi):
+            if op == 0:
+                acc = acc + dtype(a[j])
+            elif op == 1:
+                acc = acc * dtype(a[j])
+            elif op == 2:
+                acc = np.maximum(acc, a[j])
+            else:
+                acc = np.minimum(acc, a[j])
+        out[i] = acc
+    return out
+
+
 def numpy_ufunc_at_each(a, indices, b, op):
     for k in range(indices.shape[0]):  # b (a scalar, or a row broadcast) applied at each index
         i = indices[k]
@@ -573,7 +594,7 @@ NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "digitize": (numpy_digitize_value, numpy_digitize),
     "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
     "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at),
-    "ufunc.at_pairs": (numpy_ufunc_at_pairs_each, numpy_ufunc_at_pairs)}
+    "ufunc.at_pairs": (numpy_ufunc_at_pairs_each, numpy_ufunc_at_pairs), "ufunc.reduceat": (None, numpy_ufunc_reduceat)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
 NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": numpy_argsort_rows,
                                           "median": numpy_median_rows, "nanmedian": numpy_nanmedian_rows,
@@ -586,6 +607,9 @@ UFUNC_AT = ("np.add.at(a, indices, b) (subtract, multiply, maximum, minimum too)
             "integer array indices (an argument, or a local whose rank polyfuse tells: lab = np.argmin(D, axis=1)) "
             "and b a scalar or an array of a's rank; of a 2-d a, indices may be a "
             "tuple (rows, cols) of two 1-d integer arrays and b a scalar or a 1-d array, one value per pair")
+UFUNC_REDUCEAT = ("np.add.reduceat(a, indices) (multiply, maximum, minimum too) of a 1-d real or bool array argument "
+                  "a and a 1-d integer array argument indices: segment i is a[indices[i]:indices[i + 1]] reduced in "
+                  "NumPy's dtype, a[indices[i]] where that is empty")
 _TABLES = "xp and fp 1-d arrays of real numbers named by an argument, a local or a one-slice slice of one"
 #: helper -> (the call as the user spells it, what polyfuse supports of it): an error inside an
 #: inlined helper names the user's call and this (frontend/rewrite.py: Helper, polyfuse/errors.py)
@@ -616,6 +640,7 @@ SUPPORTED: dict[str, tuple[str, str]] = {
                        "(not empty) and a float q"),
     "numpy_percentile": ("np.percentile()", "np.quantile(a, q) / np.percentile(a, q) of an array of real "
                          "numbers (not empty) and a float q"),
+    "numpy_ufunc_reduceat": ("np.add.reduceat()", UFUNC_REDUCEAT),
     "numpy_ufunc_at": ("np.add.at()", UFUNC_AT),
     "numpy_ufunc_at_each": ("np.add.at()", UFUNC_AT),
     "numpy_ufunc_at_pairs": ("np.add.at()", UFUNC_AT),

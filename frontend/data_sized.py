@@ -30,7 +30,8 @@ from .source import map_blocks, walk
 _ELEMENTWISE = frozenset((
     "abs", "absolute", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "sign", "floor",
     "ceil", "round", "rint", "negative", "square", "maximum", "minimum", "fmax", "fmin", "add", "subtract",
-    "multiply", "divide", "mod", "remainder"))
+    "multiply", "divide", "mod", "remainder", "copysign", "arctan2", "hypot", "fmod", "power", "floor_divide",
+    "true_divide", "expm1", "log1p", "trunc", "cbrt", "exp2"))
 _PREDICATES = frozenset(("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_xor", "logical_not",
                          "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "signbit",
                          "isclose"))
@@ -198,6 +199,13 @@ def _numpy_name(call: ast.Call, is_numpy) -> str | None:
     return None
 
 
+def _names_bool(dtype: ast.expr, is_numpy) -> bool:
+    """Whether ``dtype`` (an ``astype`` argument) is ``bool``, ``np.bool_`` or ``np.bool``."""
+    if isinstance(dtype, ast.Name):
+        return dtype.id == "bool"
+    return isinstance(dtype, ast.Attribute) and dtype.attr in ("bool_", "bool") and is_numpy(dtype.value)
+
+
 def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
     """The rank and bool-ness of ``node`` where the arguments tell it; None where they do not."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
@@ -227,6 +235,14 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
     allocated = _allocation_shape(node, is_numpy)
     if allocated is not None:
         return allocated
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" \
+            and len(node.args) == 1 and not node.keywords and not is_numpy(node.func.value):
+        inner = shape_of(rw, node.func.value, is_numpy)  # x.astype(np.int8): x's rank, bool as told
+        return None if inner is None else Shape(inner.rank, _names_bool(node.args[0], is_numpy))
+    if isinstance(node, ast.Call) and _numpy_name(node, is_numpy) == "diff" and len(node.args) == 1 \
+            and not node.keywords:
+        inner = shape_of(rw, node.args[0], is_numpy)  # np.diff(x): x's rank (one shorter), bool for bool
+        return None if inner is None or inner.rank == 0 else inner
     if isinstance(node, ast.Compare):
         parts = [shape_of(rw, p, is_numpy) for p in [node.left, *node.comparators]]
         return None if any(p is None for p in parts) or len(node.ops) != 1 else \

@@ -54,6 +54,7 @@ from .builtin_helpers import (
     ONE_ARRAY_HELPERS,
     ROW_HELPERS,
     UFUNC_AT,
+    UFUNC_REDUCEAT,
 )
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
@@ -276,6 +277,17 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._take_along_axis(node)
+        if isinstance(func, ast.Attribute) and func.attr == "diag_indices" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._diag_indices(node)
+        if isinstance(func, ast.Attribute) and func.attr == "signbit" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np \
+                and len(node.args) == 1 and not node.keywords:
+            return self._signbit(node)
+        if isinstance(func, ast.Attribute) and func.attr == "reduceat" and isinstance(func.value, ast.Attribute) \
+                and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
+                and self.rw.globals.get(func.value.value.id) is np:
+            return self._ufunc_reduceat(node, func.value.attr)
         if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute) \
                 and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
                 and self.rw.globals.get(func.value.value.id) is np:
@@ -300,6 +312,40 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
+
+    def _diag_indices(self, node: ast.Call) -> ast.expr:
+        """``np.diag_indices(n, ndim=2)`` (a constant ``ndim``) -> ``(np.arange(n),) * ndim`` written
+        out, NumPy's tuple of one index array per axis; other forms are left to be refused."""
+        given = self._given(node, ("n", "ndim"))
+        ndim = _constant(given.get("ndim", ast.Constant(2))) if given is not None else None
+        if given is None or "n" not in given or type(ndim) is not int or ndim < 1:
+            return node
+        func = node.func
+        assert isinstance(func, ast.Attribute)
+        made = ast.Tuple([], ast.Load())
+        self.rw.placed(made, node)
+        for _ in range(ndim):
+            arange = ast.Call(ast.Attribute(self.rw.copy(func.value), "arange", ast.Load()), [], [])
+            self.rw.placed(arange, node)
+            arange.args.append(self.rw.copy(given["n"]))  # (placed apart: n keeps its own location)
+            made.elts.append(arange)
+        return made
+
+    def _signbit(self, node: ast.Call) -> ast.expr:
+        """``np.signbit(x)`` -> ``np.copysign(1.0, x) < 0``: the sign bit of each real element
+        (set for -0.0 and a negative NaN, as NumPy's; an integer's is its sign; a bool's never),
+        through the elementwise copysign every target has; a bool of ``x``'s shape."""
+        func = node.func
+        assert isinstance(func, ast.Attribute)
+        copysign = self.rw.placed(ast.Attribute(self.rw.copy(func.value), "copysign", ast.Load()), func)
+        one = self.rw.placed(ast.Constant(1.0), node)
+        signed = ast.Call(copysign, [one], [])
+        self.rw.placed(signed, node)
+        signed.args.append(node.args[0])  # (placed apart: the argument keeps its own location)
+        test = ast.Compare(ast.Constant(0), [ast.Lt()], [ast.Constant(0)])
+        self.rw.placed(test, node)
+        test.left = signed
+        return test
 
     def _matrix_power(self, node: ast.Call) -> ast.expr:
         """``np.linalg.matrix_power(A, n)`` of a named ``A`` and a constant ``1 <= n <= 64`` ->
@@ -432,6 +478,30 @@ class BuiltinHelpers(ast.NodeTransformer):
             return None
         cast = ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), kind, ast.Load())
         return self.rw.placed(ast.Call(cast, [node], []), node)
+
+    def _ufunc_reduceat(self, node: ast.Call, ufunc: str) -> ast.expr:
+        """``np.add.reduceat(a, indices)`` (multiply, maximum, minimum) of a 1-d ``a`` and a 1-d integer
+        ``indices`` -> NumPy's loop over the segments, each reduced in ``a``'s dtype in order
+        (``a[indices[i]]`` itself where the segment is empty; an index outside ``a`` raises
+        IndexError where it is read, as NumPy's)."""
+        ops = ("add", "multiply", "maximum", "minimum")
+        given = self._given(node, ("array", "indices"))
+        a, indices = (given or {}).get("array"), (given or {}).get("indices")
+        index_name = indices.id if isinstance(indices, ast.Name) else ""
+        array_dtype = self.rw.dtypes.get(a.id, "") if isinstance(a, ast.Name) else ""
+        if ufunc not in ops or indices is None or self.rw.ranks.get(getattr(a, "id", "")) != 1 \
+                or array_dtype in ("", "unknown") or array_dtype.startswith("complex") \
+                or not self.rw.dtypes.get(index_name, "").startswith(("int", "uint")) \
+                or self.rw.ranks.get(index_name) != 1:
+            raise self.rw.error(node, f"np.{ufunc}.reduceat() here is not supported; polyfuse supports "
+                                f"{UFUNC_REDUCEAT}", "ufunc.reduceat")
+        assert a is not None
+        dtype = getattr(np, ufunc).reduceat(np.zeros(1, array_dtype), [0]).dtype.name  # (NumPy's: int64 for add of int8)
+        cast = self.rw.placed(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()),
+                                            "bool_" if dtype == "bool" else dtype, ast.Load()), node)
+        helper = NUMPY_HELPERS["ufunc.reduceat"][1]
+        return self._helper_call(helper, [a, indices, self.rw.placed(ast.Constant(ops.index(ufunc)), node), cast],
+                                 node)
 
     def _ufunc_at(self, node: ast.Call, ufunc: str) -> ast.expr:
         """``np.add.at(a, indices, b)`` (subtract, multiply, maximum, minimum) -> NumPy's unbuffered

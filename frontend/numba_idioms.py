@@ -12,8 +12,9 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``if c: raise ValueError("...")`` (``IndexError``, ``AssertionError``; ``raise E`` alone too) is
   ``assert not c, ("ValueError", "...")``: checked where it runs, raising that exception (the
   asserts' run-time check); any other raise stays, for the checker to refuse.
-- ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``) is a check
-  ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and the display of the indices.
+- ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``, an item of a
+  returned tuple too) is a check ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and
+  the display of the indices.
 - ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
   computes it.
 - ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
@@ -89,11 +90,50 @@ def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[as
     out: list[ast.stmt] = []
     stores = store_counts(body)
     idioms = _Idioms(rw, local, set(stores))
+    idioms.inverses = _unique_inverses(body, stores, rw.globals)
     for stmt in body:
         _size_definitions(idioms, stmt, stores)  # (after the line that binds them: read later only)
         new = idioms.visit(stmt)
         out.extend(new if isinstance(new, list) else [new])
     return out
+
+
+def _unique_inverses(body: list[ast.stmt], stores: Counter[str], globals_: dict) -> dict[str, str]:
+    """``inv -> uk`` for each top-level ``uk, inv = np.unique(x, return_inverse=True)`` whose two
+    names are bound only there and ``inv`` never written in place (so its values stay the codes
+    ``0 .. len(uk) - 1`` of ``x``'s elements, ``np.bincount(inv)``'s length ``len(uk)``)."""
+    found: dict[str, str] = {}
+    for stmt in body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+                and len(stmt.targets[0].elts) == 2 and all(isinstance(e, ast.Name) for e in stmt.targets[0].elts)):
+            continue
+        call = stmt.value
+        uk, inv = (e.id for e in stmt.targets[0].elts)  # type: ignore[attr-defined]
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "unique" \
+                and module_of(call.func.value, globals_) == "np" and len(call.args) == 1 \
+                and [(k.arg, getattr(k.value, "value", None)) for k in call.keywords] == [("return_inverse", True)] \
+                and stores[uk] == stores[inv] == 1 and uk != inv and not _written_in_place(body, inv):
+            found[inv] = uk
+    return found
+
+
+def _written_in_place(body: list[ast.stmt], name: str) -> bool:
+    """Whether ``name``'s array may be written other than by binding the name: an element or
+    slice store, a method call (``inv.sort()``), an ``out=``, or being passed to a function."""
+    for n in (sub for stmt in body for sub in walk(stmt)):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name \
+                and not isinstance(n.ctx, ast.Load):
+            return True
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name \
+                and n.attr not in ("shape", "size", "ndim", "dtype"):
+            return True
+        if isinstance(n, ast.keyword) and n.arg == "out" and any(
+                isinstance(v, ast.Name) and v.id == name for v in walk(n.value)):
+            return True
+        if isinstance(n, ast.Call) and not isinstance(n.func, ast.Attribute) and any(
+                isinstance(a, ast.Name) and a.id == name for a in n.args):
+            return True  # a user helper may write it (np.* calls are attributes)
+    return False
 
 
 def _size_definitions(idioms: _Idioms, stmt: ast.stmt, stores: Counter[str]) -> None:
@@ -127,6 +167,7 @@ _SIZE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 class _Idioms(ast.NodeTransformer):
     def __init__(self, rw: Rewriter, local: set[str], stored: set[str]) -> None:
         self.rw, self.local, self.stored = rw, local, stored  # stored: the names the body binds
+        self.inverses: dict[str, str] = {}  # inv -> uk of a top-level uk, inv = np.unique(x, return_inverse=True)
         self.sizes: dict[str, ast.expr] = {}  # locals bound once to a size expression (_size_definitions)
         self.rolls: dict[int, str] = {}  # id of a gather _roll_by_argument wrote -> the array it rolls
 
@@ -193,6 +234,15 @@ class _Idioms(ast.NodeTransformer):
             check, display = made
             node.value = display
             return [check, node]
+        if isinstance(node.value, ast.Tuple):  # return X.max(), np.unravel_index(X.argmax(), X.shape)
+            checks = []
+            for k, item in enumerate(node.value.elts):
+                made = self._unravel(item, node)
+                if made is not None:
+                    checks.append(made[0])
+                    node.value.elts[k] = made[1]
+            if checks:
+                return [*checks, self.generic_visit(node)]
         return self.generic_visit(node)
 
     def _unravel(self, call: ast.expr, like: ast.stmt) -> tuple[ast.Assert, ast.Tuple] | None:
@@ -291,6 +341,9 @@ class _Idioms(ast.NodeTransformer):
         counted_values = self._unique_counts(node)
         if counted_values is not None:
             return counted_values
+        counted = self._inverse_bincount(node)
+        if counted is not None:
+            return counted
         made = self._unravel(node.value, node) if len(node.targets) == 1 else None
         if made is not None:
             check, display = made
@@ -368,6 +421,54 @@ class _Idioms(ast.NodeTransformer):
                     ast.copy_location(sub, node)
             self.rw.mark(stmt, self.rw.origin(node))
         return made
+
+    def _inverse_bincount(self, node: ast.Assign) -> list[ast.stmt] | None:
+        """``r = np.bincount(inv, weights=w)`` of the inverse of ``uk, inv =
+        np.unique(x, return_inverse=True)`` (the group-by's sums and counts; ``w`` a 1-d array
+        name, ``minlength`` 0: an array of np.unique's length, which selection_loops then takes or
+        refuses): ``inv``'s largest value plus one is ``len(uk)`` (0 where ``x`` is empty), so
+        ``r = np.zeros(len(uk))`` (float64 with weights, else int64) and NumPy's
+        sequential sums, ``np.add.at(r, inv, w)`` (or 1), after NumPy's check of ``w``'s length (and,
+        with weights, a per-call refusal of an empty ``x``, whose bincount NumPy makes int64).
+        None for anything else (the lowering's bincount rules, or its refusal)."""
+        call = node.value
+        if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(call, ast.Call)
+                and self._np_call(call, "bincount") and len(call.args) <= 3
+                and not any(isinstance(a, ast.Starred) for a in call.args)):
+            return None
+        given: dict[str, ast.expr] = dict(zip(("x", "weights", "minlength"), call.args))
+        for k in call.keywords:
+            if k.arg not in ("x", "weights", "minlength") or k.arg in given:
+                return None
+            given[k.arg] = k.value
+        inv, weights, minlength = given.get("x"), given.get("weights"), given.get("minlength")
+        if isinstance(weights, ast.Constant) and weights.value is None:
+            weights = None
+        least = 0 if minlength is None else int_constant(minlength)
+        if not (isinstance(inv, ast.Name) and inv.id in self.inverses) or least != 0 \
+                or weights is not None and not (isinstance(weights, ast.Name) and self.rw.ranks.get(weights.id) == 1):
+            return None
+        np_, uk, r = self.rw.numpy_alias(), self.inverses[inv.id], node.targets[0].id
+        span = self.rw.source.span(node)
+        empty = (f"{span.filename}:{span.line}: np.bincount() with weights of an empty array: NumPy returns an "
+                 "int64 array there, the compiled kernel a float64 one")
+        text = f"{r} = {np_}.zeros({uk}.shape[0], dtype={np_}.{'float64' if weights is not None else 'int64'})\n"
+        if weights is not None:
+            text += (f"if {weights.id}.shape[0] != {inv.id}.shape[0]:\n"
+                     f"    raise ValueError(\"The weights and list don't have the same length.\")\n"
+                     f"assert {inv.id}.shape[0] != 0, ('UnsupportedError', {empty!r})\n")
+        text += f"{np_}.add.at({r}, {inv.id}, {weights.id if weights is not None else 1})\n"
+        out: list[ast.stmt] = []
+        for stmt in ast.parse(text).body:
+            for sub in walk(stmt):
+                if "lineno" in sub._attributes:
+                    ast.copy_location(sub, node)
+            self.rw.mark(stmt, self.rw.origin(node))
+            if isinstance(stmt, ast.Assert):  # (its message names the error it raises)
+                self.rw.source.raises.add(location_key(stmt))
+            new = self.visit(stmt)  # (the length check: NumPy's ValueError where it runs)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
 
     def _in_place(self, call: ast.expr) -> ast.Name | None:
         """``x`` of ``np.nan_to_num(x, copy=False, ...)``, a name that is not a scalar argument;

@@ -1,7 +1,9 @@
 """np37's batches (batch_np37, batch_np37b, batch_np37c: npbench programs, preprocessing,
 finance, signal and image code, written before looking at what is supported) and np39's
 (batch_np39: scikit-learn-style estimators, images, signals, finance, physics; batch_np39b: the
-dtype and scalar-type corners of such code) against the
+dtype and scalar-type corners of such code) and np41's (batch_np41: group-bys, ML, image, signal,
+finance, geometry, numerics, dtype corners; batch_np41b, NumPy's semantic traps, is left to
+``batch_report.py``: the suite's time) against the
 undecorated functions: each kernel compiled once and called on two inputs; the refused ones
 must raise UnsupportedError naming the user's file:line and construct.  The subject is the
 front end, so the kernels run on the python backend in program order (fuse='none': the loop
@@ -26,6 +28,7 @@ import batch_np37b  # noqa: E402
 import batch_np37c  # noqa: E402
 import batch_np39  # noqa: E402
 import batch_np39b  # noqa: E402
+import batch_np41  # noqa: E402
 from test_corpus import _copy, assert_same  # noqa: E402
 
 #: kernels polyfuse refuses, with the words of the refusal (the construct, at the user's line)
@@ -34,8 +37,16 @@ REFUSED = {
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
+    # np41's: arrays of np.unique's length (np.bincount of its inverse) divided elementwise and
+    # fancy-indexed, max() of an np.int64 and a Python int (its type picked by value), a selection
+    # used two statements later, NumPy's introselect order
+    "groupby_mean_unique": "'sums' is used otherwise or bound again",
+    "value_counts_sorted": "an array of np.unique's length is supported where",
+    "hist_equalize": "cannot tell the dtype of this array expression",
+    "threshold_otsu_like": "'fg' holds a boolean-mask selection, usable only in a reduction",
+    "argpartition_topk": "argpartition() is not supported",
 }
-CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b) for c in m.CASES]
+CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b, batch_np41) for c in m.CASES]
 
 
 @pytest.mark.parametrize("module, case", CASES, ids=[f"{m}.{c.name}" for m, c in CASES])

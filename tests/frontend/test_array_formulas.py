@@ -1,4 +1,5 @@
-"""np.nansum, np.nanmean, np.nanmax, np.nanmin and np.trapezoid (frontend/array_formulas.py):
+"""np.nansum, np.nanmean, np.nanmax, np.nanmin and np.trapezoid (of a matrix along an axis too, np41)
+(frontend/array_formulas.py):
 NumPy's own formulas, so the results are NumPy's (dtype, shape, values; float sums within the
 documented reduction-order tolerance)."""
 
@@ -28,6 +29,10 @@ def trapezoid_dx(y):
     return np.trapezoid(y, dx=0.5), np.trapezoid(y)
 
 
+def trapezoid_axes(Y, x):
+    return np.trapezoid(Y), np.trapezoid(Y, x[:Y.shape[0]], axis=0), np.trapezoid(Y, Y * Y, axis=0)
+
+
 def _vector():
     x = np.random.default_rng(5).standard_normal(10)
     x[[2, 5]] = np.nan
@@ -48,6 +53,7 @@ CASES = [
     (trapezoid_x, (np.arange(10.0) ** 0.5, np.linspace(0, 1, 10))), (trapezoid_x, (np.arange(5), np.arange(5.0) ** 2)),
     (trapezoid_x, (np.ones(3, np.float32), np.arange(3, dtype=np.float32))), (trapezoid_x, (np.ones(1), np.ones(1))),
     (trapezoid_dx, (np.arange(10.0) ** 0.5,)), (trapezoid_dx, (np.arange(4),)), (trapezoid_dx, (np.zeros(0),)),
+    (trapezoid_axes, (np.random.default_rng(7).standard_normal((3, 4)), np.linspace(0, 1, 5))),
 ]
 
 
@@ -64,11 +70,11 @@ def test_formulas_give_numpys_results(fn, args, target):
         np.testing.assert_allclose(g, w, rtol=1e-5 if np.asarray(w).dtype == np.float32 else 1e-12)
 
 
-def test_a_trapezoid_of_a_matrix_is_refused():
-    def rows(Y):
-        return np.trapezoid(Y)
-    with pytest.raises(polyfuse.UnsupportedError, match="np.trapezoid"):
-        polyfuse.kernel(rows, target="python")(np.ones((2, 3)))
+def test_a_trapezoid_along_an_axis_not_told_is_refused():
+    def rows(Y, k):
+        return np.trapezoid(Y, axis=k)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"np.trapezoid\(\) axis= must be a constant"):
+        polyfuse.kernel(rows, target="python")(np.ones((2, 3)), 0)
 
 
 def pad_constant(a):
@@ -129,6 +135,10 @@ def gradient_axes(F):
     return np.gradient(F, 0.5, axis=1) + np.gradient(F, axis=0)
 
 
+def gradient_order2(F):
+    return np.gradient(F, 2, axis=1, edge_order=2)
+
+
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("fn, args", [
     (gradient_1d, (np.arange(10.0) ** 1.5,)), (gradient_1d, (np.arange(5) ** 2,)),
@@ -136,9 +146,11 @@ def gradient_axes(F):
     (gradient_spaced, (np.arange(6.0) ** 2, 0.1)), (gradient_spaced, (np.arange(5) ** 3, 2.0)),
     (gradient_axes, (np.arange(20.0).reshape(4, 5) ** 1.5,)), (gradient_axes, (np.arange(12).reshape(3, 4) ** 2,)),
     (gradient_axes, (np.arange(6, dtype=np.float32).reshape(3, 2),)),
+    (gradient_order2, (np.arange(15).reshape(3, 5) ** 3,)),
 ], ids=lambda a: getattr(a, "__name__", ""))
 def test_gradient_is_numpys(fn, args, target):
-    """NumPy's uniform-spacing differences: central inside, one-sided at the ends; integers in float64."""
+    """NumPy's uniform-spacing differences: central inside, one-sided at the ends (of first or second
+    order); integers in float64."""
     got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)

@@ -69,8 +69,18 @@ def test_npbench_blur():
     assert np.abs(got.astype(int) - want).max() <= 1  # float32 sums in another order may round across .5
 
 
-def test_a_shorter_first_array_is_refused_per_call():
-    with pytest.raises(ArgumentError):
+def full_modes(a, v):
+    return np.convolve(a, v), np.correlate(a, v, mode="full")
+
+
+def test_a_shorter_first_array():
+    """'full' sums each output's pairs whichever array is longer; 'same' and 'valid' follow the
+    first array's length, so a call where it is shorter is refused, naming the call and line."""
+    a, v = np.arange(3.0), np.arange(5.0) ** 2
+    for got, want in zip(polyfuse.kernel(full_modes, target="python")(a, v), full_modes(a, v)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ArgumentError, match=r"np.convolve\(a, v, mode='same'\) at .*test_convolve.py:\d+ is "
+                       r"compiled for len\(a\) >= len\(v\)"):
         polyfuse.kernel(all_modes)(np.ones(3), np.ones(5))
 
 
