@@ -61,10 +61,10 @@ def _patch() -> None:
     stages_mod.Stages.run, stages_mod.Stages.run_loop_pass = timed_run, timed_pass
     optimize, generated = cpu_llvm.optimize, cpu_llvm.LLVMKernel._generated
 
-    def timed_optimize(module, artifact):
+    def timed_optimize(module, artifact, name=None):
         before = _count(module)
         start = time.thread_time()
-        optimize(module, artifact)
+        optimize(module, artifact, name)
         _OPT.append(time.thread_time() - start)
         _COUNTS.extend((before, _count(module)))
 

@@ -36,7 +36,7 @@ from polyfuse.bench import suite
 preset, numpy = sys.argv[2], sys.argv[3] == "1"
 optimized = []  # LLVM optimiser runs (a disk-cache hit should link machine code, never optimise)
 _optimize = cpu_llvm.optimize
-cpu_llvm.optimize = lambda module, artifact: (optimized.append(1), _optimize(module, artifact))[1]
+cpu_llvm.optimize = lambda module, artifact, *name: (optimized.append(1), _optimize(module, artifact, *name))[1]
 programs = [(name, suite.get(name).func,
              lambda spec=suite.get(name): spec.make_args(np.random.default_rng(0), **spec.sizes[preset]))
             for name in suite.names()]

@@ -1,6 +1,6 @@
 """The suite's stencils in C (gcc -O3 -march=native) next to polyfuse (1 and 2 threads) and numba.
 
-    python benchmarks/gcc_stencils.py [--preset bench|large|quick] [--rounds 5]
+    python benchmarks/gcc_stencils.py [--preset bench|large|quick|medium] [--rounds 5]
         [--kernels jacobi-1d,jacobi-2d,heat-3d,fdtd-2d,seidel-2d] [--json out.json]
         [--cc gcc] [--cflags "-O3 -march=native"] [--ceiling]
 
@@ -124,6 +124,17 @@ void kernel(double A_[N][N]) {
 """,
 }
 
+# PolyBench/C 4.2's MEDIUM_DATASET (the suite has no such preset): ``--preset medium``
+MEDIUM = {"jacobi-1d": {"tsteps": 100, "n": 400}, "jacobi-2d": {"tsteps": 100, "n": 250},
+          "heat-3d": {"tsteps": 100, "n": 40}, "fdtd-2d": {"tmax": 100, "nx": 200, "ny": 240},
+          "seidel-2d": {"tsteps": 100, "n": 400}}
+
+
+def preset_sizes(sk, preset: str) -> dict[str, int]:
+    """The kernel's sizes at ``preset``: the suite's, or PolyBench's MEDIUM for "medium"."""
+    return dict(MEDIUM[sk.name]) if preset == "medium" else dict(sk.sizes[preset])
+
+
 # grid sizes that stay in L2 (1 MiB here) with rows as long as the preset's where that fits
 IN_CACHE = {"jacobi-1d": {"n": 2000}, "jacobi-2d": {"n": 130}, "heat-3d": {"n": 30},
             "fdtd-2d": {"nx": 30, "ny": 1200}, "seidel-2d": {"n": 130}}
@@ -171,7 +182,7 @@ def _min_per_call(fn, base: tuple, reps: int, clock=time.perf_counter) -> float:
 
 def measure(name: str, preset: str, rounds: int, cc: str, cflags: list[str], workdir: str) -> dict:
     sk = suite.get(name)
-    sizes = dict(sk.sizes[preset])
+    sizes = preset_sizes(sk, preset)
     base = sk.make_args(np.random.default_rng(0), **sizes)
     lib = compile_c(name, sizes, cc, cflags, workdir)
     arrays = [i for i, a in enumerate(base) if isinstance(a, np.ndarray)]
@@ -224,7 +235,7 @@ def measure(name: str, preset: str, rounds: int, cc: str, cflags: list[str], wor
 def ceiling(name: str, preset: str, rounds: int, cc: str, cflags: list[str], workdir: str) -> dict:
     """gcc and polyfuse (one thread) in L2, gcc at ``preset``: ns per point update, thread CPU time."""
     sk = suite.get(name)
-    sizes = dict(sk.sizes[preset])
+    sizes = preset_sizes(sk, preset)
     small = {**sizes, **IN_CACHE[name]}
     steps = _TIME[name]
     work = max(sizes[steps] * updates_per_step(name, sizes), MIN_UPDATES)

@@ -232,6 +232,15 @@ def tiled_lsr() -> bool:
     return env_flag("POLYFUSE_TILED_LSR", True)
 
 
+def tiled_load_pre() -> bool:
+    """``POLYFUSE_TILED_LOAD_PRE``: GVN's load PRE across loop iterations runs on the functions of
+    time-tiled nests (backends.cpu.llvm, ``without_load_pre``).  Default on (LLVM's default
+    everywhere); 0 optimises those functions with ``-enable-load-in-loop-pre=false``: a stencil's
+    row loop then loads ``A[k]`` again instead of rebuilding it from the previous iteration's
+    ``A[k + 1]`` with a shuffle (docs/performance.md, *Stencils against gcc, session 33*)."""
+    return env_flag("POLYFUSE_TILED_LOAD_PRE", True)
+
+
 def tiled_wide() -> bool:
     """``POLYFUSE_TILED_WIDE``: the functions of time-tiled nests prefer the CPU's widest vectors
     (backends.cpu.llvm, ``tiled_functions``).  Default on; 0 leaves LLVM's preference for the CPU

@@ -110,6 +110,7 @@ from polyfuse.options import (
     row_tails,
     stream_math,
     stream_store_bytes,
+    tiled_load_pre,
     tiled_lsr,
     tiled_twins,
     tiled_wide,
@@ -341,7 +342,7 @@ class LLVMKernel:
             # MCJIT takes the object for a module that defines the name (and only its name)
             module = llvm.parse_assembly(_stub(name) if name in self.known else text)
             if name not in self.known:
-                optimize(module, self.artifact)
+                optimize(module, self.artifact, name)
                 # printed and parsed again, as the whole module was before it was cut: the
                 # parse orders each value's uses as the text does, and the register allocator
                 # follows that order (without it 56 of 162 functions got other registers)
@@ -711,6 +712,8 @@ class LLVMArtifact:
     row_alias_checks: bool = True  # options.row_alias_checks() when the kernel was compiled
     # the functions whose machine code is generated without loop strength reduction (``without_lsr``)
     without_lsr: tuple[str, ...] = ()
+    # the functions optimised without GVN's load PRE across iterations (``without_load_pre``)
+    without_load_pre: tuple[str, ...] = ()
     # (serial function, region function): serial phase functions that run their region function
     # on one thread (``shared_twins``)
     twins: tuple[tuple[str, str], ...] = ()
@@ -763,6 +766,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
                         tuple(a.name for a in program.arrays), check_messages(program),
                         gathers=options.vector_gathers(), opt_level=options.opt_level,
                         row_alias_checks=row_alias_checks(), without_lsr=without_lsr(program, phases),
+                        without_load_pre=() if tiled_load_pre() else tiled_functions(program, phases),
                         twins=tuple((phase_name(program.name, p), phase_name(program.name, p, region=True))
                                     for p in twins))
 
@@ -852,19 +856,23 @@ def without_lsr(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, .
     return tuple(names)
 
 
-def optimize(module, artifact: LLVMArtifact) -> None:
+def optimize(module, artifact: LLVMArtifact, name: str | None = None) -> None:
     """LLVM's O3 pipeline (``artifact.opt_level``) on ``module``, for the host CPU, with the
     vectorizers on and polyfuse's ``PIPELINE_OPTIONS``.  Its passes work on one function at a
     time or only look at the functions a function calls, and the phase functions call no
     other (split_functions), so optimising one function's module gives it the code it gets
-    in the whole module."""
+    in the whole module.  ``name``: the one function of ``module``, which takes
+    ``NO_LOAD_PRE_OPTIONS`` where it is in ``artifact.without_load_pre``; None (the whole module,
+    ``inspect_llvm``): where any function is."""
     if artifact.opt_level == 0:
         return
     pto = llvm.create_pipeline_tuning_options(speed_level=artifact.opt_level)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     builder = llvm.create_pass_builder(_shared_machine(_initialize(), gathers=artifact.gathers), pto)
-    with _llvm_options(PIPELINE_OPTIONS, artifact.row_alias_checks):
+    no_pre = name in artifact.without_load_pre if name is not None else bool(artifact.without_load_pre)
+    options = (PIPELINE_OPTIONS if artifact.row_alias_checks else ()) + (NO_LOAD_PRE_OPTIONS if no_pre else ())
+    with _llvm_options(options, bool(options)):
         builder.getModulePassManager().run(module, builder)
 
 
@@ -877,6 +885,10 @@ def optimize(module, artifact: LLVMArtifact) -> None:
 #: per row: lu 115.8 -> 46.2 ms, floyd-warshall 217 -> 79 ms on one thread; 14 other suite kernels
 #: within 0.94-1.04x (docs/performance.md).  ``POLYFUSE_ROW_ALIAS_CHECKS=0`` leaves LLVM's default.
 PIPELINE_OPTIONS = (("-hoist-runtime-checks=false", "-hoist-runtime-checks=true"),)
+#: LLVM options for the functions in ``without_load_pre`` (``POLYFUSE_TILED_LOAD_PRE=0``): GVN keeps
+#: no loaded value for the next iteration of a loop, so a stencil row's ``A[k]`` is loaded, not
+#: rebuilt from the last iteration's ``A[k + 1]`` by a shuffle and a broadcast load.
+NO_LOAD_PRE_OPTIONS = (("-enable-load-in-loop-pre=false", "-enable-load-in-loop-pre=true"),)
 _OPTIONS_LOCK = threading.Lock()
 
 
@@ -1057,7 +1069,8 @@ def _object_key(kernel: LLVMKernel, name: str, text: str) -> tuple:
     and every LLVM setting the optimiser and code generator read (the host is the process's)."""
     artifact = kernel.artifact
     return (name, hashlib.sha256(text.encode()).digest(), artifact.opt_level, artifact.gathers,
-            artifact.row_alias_checks, name in artifact.without_lsr, kernel.small_code)
+            artifact.row_alias_checks, name in artifact.without_lsr, name in artifact.without_load_pre,
+            kernel.small_code)
 
 
 def _generated_object(key: tuple) -> bytes | None:

@@ -119,6 +119,7 @@ def cpu_key() -> str:
         stack_row_gemm,
         stream_math,
         stream_store_bytes,
+        tiled_load_pre,
         tiled_lsr,
         tiled_twins,
         tiled_wide,
@@ -137,6 +138,7 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
     lsr += " product-twins" if product_twins() else ""
     lsr += "" if tiled_wide() else " tiled-narrow"
+    lsr += "" if tiled_load_pre() else " tiled-no-load-pre"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
     lsr += "" if row_heads_alike() or not row_heads() else " heads-apart"
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"

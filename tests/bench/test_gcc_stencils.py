@@ -29,6 +29,7 @@ def test_c_loops_match_the_suite(name, tmp_path):
     gcc_stencils = _module()
     sk = suite.get(name)
     sizes = dict(sk.sizes["test"])
+    assert set(gcc_stencils.preset_sizes(sk, "medium")) == set(sizes)  # PolyBench's MEDIUM names the same sizes
     base = sk.make_args(np.random.default_rng(0), **sizes)
     lib = gcc_stencils.compile_c(name, sizes, "gcc", ["-O3", "-march=native"], str(tmp_path))
     c_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in base)

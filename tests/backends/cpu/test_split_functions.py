@@ -108,7 +108,7 @@ def test_a_function_generated_again_in_the_process_reuses_its_machine_code(monke
 
     runs: list[int] = []
     optimize = backend_llvm.optimize
-    monkeypatch.setattr(backend_llvm, "optimize", lambda module, artifact: (runs.append(1), optimize(module, artifact)))
+    monkeypatch.setattr(backend_llvm, "optimize", lambda module, artifact, *name: (runs.append(1), optimize(module, artifact, *name)))
     A = np.arange(16.0)
     made = []
     for opt_level in (3, 3, 2):
