@@ -123,6 +123,8 @@ def same(e, a, rtol, atol, label):
     if type(e) is not type(a):
         # documented (subset.md, Local scalars): the promotion's type where Python's is the last value's
         STATS["typediff"] = STATS.get("typediff", 0) + 1
+        print(f"TYPEDIFF {STATS.get('current', '')} {label}: python {type(e).__name__} {e!r}, "
+              f"kernel {type(a).__name__} {a!r}", flush=True)
     np.testing.assert_allclose(np.asarray(a, dtype=complex), np.asarray(e, dtype=complex), rtol=rtol, atol=atol,
                                equal_nan=True, err_msg=label)
 
@@ -148,6 +150,7 @@ def _raised(expected) -> bool:
 def _run_case(src, arg_sets, rtol, atol, targets, env, label):
     fn = define(src)
     STATS["programs"] += 1
+    STATS["current"] = label
     expected = []
     for args in arg_sets:
         a = view_copy(args)
