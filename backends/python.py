@@ -59,8 +59,12 @@ def compile_python(program: LoopProgram) -> PythonKernel:
     return PythonKernel(source, params, namespace[program.name])
 
 
-def index_at_run_time(value, extent: int, array: str, axis: int) -> int:
-    """A subscript computed at run time (ir.Index), wrapped and checked as numpy does."""
+def index_at_run_time(value, extent: int, array: str, axis: int, when: bool = True) -> int | slice:
+    """A subscript computed at run time (ir.Index), wrapped and checked as numpy does; where
+    ``when`` is false (a guarded store's, ir.Index.when) the empty slice: no element is read or
+    written, nothing checked."""
+    if not when:
+        return slice(0, 0)
     value = int(value)
     wrapped = value + extent if value < 0 else value
     if not 0 <= wrapped < extent:

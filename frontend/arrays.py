@@ -2873,7 +2873,8 @@ class Lowering:
         if module == "np" and not is_supported("np", name):  # np.kaiser(n, beta): the checker's refusal, here
             raise self.error(node, f"unsupported construct: call to np.{name}; {SUPPORTED_HINT['expr']}",
                              f"call to np.{name}")  # (not a question of its dtype at a later line)
-        return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
+        made = type(node)  # a builtin min/max the user wrote stays one (source.Call): its operand's own type
+        return scalar_op(lambda *xs: made(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
 
     def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
         """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,

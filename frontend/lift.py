@@ -776,13 +776,14 @@ def _check_parameters(source: KernelSource, arguments: tuple[Argument, ...]) -> 
 
 def _guarded_index(index: ir.Expr, guard: ir.Expr) -> ir.Expr:
     """A store's run-time subscript under a data-dependent ``if``: its value where ``guard``
-    holds, else 0, so that where Python never runs the store its subscript (out of range there,
-    ``hist[b]`` under ``if 0 <= b < n``) is neither checked nor used; the statement then writes
-    element 0's own value back."""
+    holds, else 0, and the access made only where ``guard`` holds (ir.Index.when), so that where
+    Python never runs the store its subscript (out of range there, ``hist[b]`` under
+    ``if 0 <= b < n``) is neither checked nor used, and no element is touched: element 0 is no
+    element of an empty ``hist``."""
     if not isinstance(index, ir.Index):
         return index
     chosen = ir.Select(guard, index.operand, ir.Const(0, index.operand.dtype, True), index.operand.dtype, True, False)
-    return dataclasses.replace(index, operand=chosen)
+    return dataclasses.replace(index, operand=chosen, when=guard)
 
 
 def _affine_first(lifter, node: ast.If, scope: Scope):

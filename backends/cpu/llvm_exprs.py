@@ -145,7 +145,11 @@ class ExprEmitter(VectorMath):
         negative = self.b.icmp_signed("<", value, ll.Constant(value.type, 0))
         wrapped = self.b.select(negative, self.b.add(value, extent), value)
         ok = self.b.icmp_unsigned("<", wrapped, extent)
-        with self.b.if_then(self.b.not_(ok), likely=False):
+        failed = self.b.not_(ok)
+        if e.when is not None:  # a guarded store's subscript: no access and no check where it fails
+            when = self.emit(e.when)
+            ok, failed = self.b.and_(ok, when), self.b.and_(failed, when)
+        with self.b.if_then(failed, likely=False):
             code = 1 + self.cg.program_arrays.index(e.array) * 64 + e.axis
             self.b.store(ll.Constant(ll.IntType(64), code), self.cg.error_global(INDEX_ERROR))
             self.b.store(value, self.cg.error_global(INDEX_VALUE))

@@ -156,6 +156,10 @@ class Index:
     axis: int
     dtype: str = INT
     weak: bool = True
+    # a store's subscript under a data-dependent ``if`` (frontend.lift._guarded_index): where
+    # ``when`` is false the access is not made (the store skipped, a load 0) and not checked,
+    # as Python never runs it there (``hist[b] += 1`` under ``if 0 <= b < n`` of an empty ``hist``)
+    when: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -242,7 +246,7 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, (Unary, Cast)):
         return (expr.operand,)
     if isinstance(expr, Index):
-        return (expr.operand, expr.extent)
+        return (expr.operand, expr.extent) if expr.when is None else (expr.operand, expr.extent, expr.when)
     if isinstance(expr, (BoolOp,)):
         return expr.values
     if isinstance(expr, Select):
@@ -353,7 +357,8 @@ _PY_RENDER = {
     Select: lambda e: f"({to_python(e.then)} if {to_python(e.cond)} else {to_python(e.otherwise)})",
     Call: _render_call,
     Cast: _render_cast,
-    Index: lambda e: f"_index({to_python(e.operand)}, {to_python(e.extent)}, {e.array!r}, {e.axis})",
+    Index: lambda e: f"_index({to_python(e.operand)}, {to_python(e.extent)}, {e.array!r}, {e.axis}"
+                     + ("" if e.when is None else f", {to_python(e.when)}") + ")",
     Check: lambda e: f"_check({to_python(e.operand)}, {e.message!r}, {e.error!r})",
 }
 
@@ -367,7 +372,8 @@ def map_children(expr: Expr, fn) -> Expr:
         value = getattr(expr, f.name)
         if isinstance(value, tuple) and value and not isinstance(value[0], str):
             changes[f.name] = tuple(fn(v) for v in value)
-        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise", "extent"):
+        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise", "extent") or \
+                f.name == "when" and value is not None:
             changes[f.name] = fn(value)
     return replace(expr, **changes) if changes else expr
 

@@ -109,3 +109,22 @@ def test_early_returned_views_and_other_extents_are_refused(fn):
     Python runs)."""
     with pytest.raises(polyfuse.UnsupportedError, match="returned from the branches of an if"):
         polyfuse.kernel(fn, target="python")(RNG.standard_normal(4))
+
+
+def hist_in_range(x, hist):
+    for i in range(x.shape[0]):
+        b = x[i]
+        if b >= 0 and b < hist.shape[0]:
+            hist[b] += 1
+    return hist
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_guarded_store_through_a_run_time_subscript_touches_no_element_where_it_fails(target):
+    # the store is if-converted (its old value written back where the test fails) at a subscript
+    # of 0 there: of an empty hist no element, which raised IndexError where Python never stores
+    # (cp41: a count-then-allocate's 'if k > 0: out[-1] = 5' of k = 0 too)
+    kernel = polyfuse.kernel(hist_in_range, target=target)
+    x = np.array([0, 3, -1, 1, 1])
+    for bins in (0, 2):
+        np.testing.assert_array_equal(kernel(x, np.zeros(bins, np.int64)), hist_in_range(x, np.zeros(bins, np.int64)))

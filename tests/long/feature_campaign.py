@@ -36,6 +36,16 @@ ran is listed as ``argument_errors``, for review, not as a failure):
                  columns of the pivot row and row i, offset ranges, k descending, float32/int64 (fz28)
     packing      the register tiles' shared packing: B changed in place between calls, B a view,
                  Fortran order, 1 and 2 threads, a forked child calling again (fz27)
+    overwritten  a later statement overwriting an earlier one's output (schedule/overwritten.py):
+                 softmax-shaped rows, shifted/partial/guarded readers, third readers, time loops,
+                 int32/float32 arrays, break/continue/return between, the knob on/off (cp41)
+    tile_boundary  time-tiled stencils with boundary statements (fdtd-2d's ey[0, j] = fict[t]),
+                 POLYFUSE_TIME_TILE_ATOMIC on/off, random tiles, one/two threads (cp41)
+    mixed_locals  locals of two NumPy dtypes or a NumPy scalar and a Python number (frontend/
+                 local_versions.py), max()/min() of mixed types, small-int accumulators (cp41)
+    none_counted  None locals (frontend/none_locals.py) and count-then-allocate
+                 (frontend/counted_allocations.py) over empty and short data (cp41)
+    linalg       np.linalg qr/eigh/eigvalsh/svd of tall, wide, 1x1 and float32 matrices (cp41)
 
 Targets: target="python", "cpu" on 1 and 2 threads (the serial-first rule off), and with
 ``--targets cuda`` numba's CUDA simulator (the families whose kernels return nothing).
@@ -113,6 +123,8 @@ def same(e, a, rtol, atol, label):
     if type(e) is not type(a):
         # documented (subset.md, Local scalars): the promotion's type where Python's is the last value's
         STATS["typediff"] = STATS.get("typediff", 0) + 1
+        print(f"TYPEDIFF {STATS.get('current', '')} {label}: python {type(e).__name__} {e!r}, "
+              f"kernel {type(a).__name__} {a!r}", flush=True)
     np.testing.assert_allclose(np.asarray(a, dtype=complex), np.asarray(e, dtype=complex), rtol=rtol, atol=atol,
                                equal_nan=True, err_msg=label)
 
@@ -129,9 +141,16 @@ def run_case(src, arg_sets, rtol=1e-9, atol=1e-12, targets=("python", "cpu1", "c
             print(f"SLOW {label}: {seconds:.0f} s (env {env})\n{src}", flush=True)
 
 
+def _raised(expected) -> bool:
+    """the plain function raised (its result is the marker ("RAISES", type))"""
+    return isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str) \
+        and expected[0] == "RAISES"
+
+
 def _run_case(src, arg_sets, rtol, atol, targets, env, label):
     fn = define(src)
     STATS["programs"] += 1
+    STATS["current"] = label
     expected = []
     for args in arg_sets:
         a = view_copy(args)
@@ -167,7 +186,7 @@ def _run_case(src, arg_sets, rtol, atol, targets, env, label):
                         print("REFUSED", label, str(exc).splitlines()[0][:200])
                         return
                     except Exception as exc:  # noqa: BLE001
-                        if isinstance(exp_r, tuple) and exp_r and exp_r[0] == "RAISES":
+                        if _raised(exp_r):
                             continue
                         if isinstance(exc, polyfuse.ArgumentError):  # a refusal per call: listed, for review
                             STATS["argument_errors"] = STATS.get("argument_errors", 0) + 1
@@ -177,7 +196,7 @@ def _run_case(src, arg_sets, rtol, atol, targets, env, label):
                              + traceback.format_exc(limit=-3), label)
                         return
                     STATS["calls"] += 1
-                    if isinstance(exp_r, tuple) and exp_r and exp_r[0] == "RAISES":
+                    if _raised(exp_r):
                         fail(src, args, target, call, f"python raised {exp_r[1]}, kernel returned {r!r}", label)
                         return
                     try:
@@ -1549,6 +1568,261 @@ def dask_uneven_main(seed, count):
                   f"dtype={np.dtype(dtype).name}\n{src}{str(e)[:600]}", flush=True)
     print("DASK_UNEVEN TOTAL", seed, count, stats, flush=True)
     return stats["fail"]
+
+
+
+# ------------------------------------------------------------------ session 32's features (cp41)
+def _ow_loops(r, rank, names=("i", "j")):
+    """loop headers over out's shape: ascending, reversed or from 1"""
+    heads = []
+    for d, v in enumerate(names[:rank]):
+        heads.append(r.choice([f"for {v} in range(out.shape[{d}]):", f"for {v} in range(out.shape[{d}]):",
+                               f"for {v} in range(out.shape[{d}] - 1, -1, -1):",
+                               f"for {v} in range(1, out.shape[{d}]):"]))
+    return heads
+
+
+def _nest(heads, body, indent=4):
+    lines = [" " * (indent + 4 * d) + h for d, h in enumerate(heads)]
+    return lines + [" " * (indent + 4 * len(heads)) + b for b in body]
+
+
+def fam_overwritten(r, rng):
+    """Chains where a later statement overwrites an earlier one's output (schedule/overwritten.py,
+    POLYFUSE_OVERWRITTEN_STORES on/off): the reader at the same or a shifted subscript, under a
+    guard, over part of the range, a third reader before or after, a time loop, int32/float32
+    arrays (rounding through the local), returned arrays, the first store an update (cp41)."""
+    rank = r.choice([1, 2, 2])
+    at = "i" if rank == 1 else "i, j"
+    dt = r.choice(["float64", "float64", "float32", "int32", "int64"])
+    is_int = dt.startswith("int")
+    first = r.choice([f"out[{at}] = X[{at}] * 3 + 1", f"out[{at}] = X[{at}] - Y[{at}]",
+                      f"out[{at}] += X[{at}]", f"out[{at}] = X[{at}] * X[{at}]",
+                      f"out[{at}] = Y[{at}] if X[{at}] > 0 else X[{at}]"])
+    if not is_int and r.random() < 0.4:
+        first = f"out[{at}] = X[{at}] / 3.0 + 0.1"
+    shifted = "i // 2" if rank == 1 else r.choice(["i // 2, j", "i, j // 2", "i, 0", "0, j"])
+    second = r.choice([f"out[{at}] = out[{at}] * 2 - X[{at}]", f"out[{at}] = out[{at}] + out[{at}]",
+                       f"out[{at}] = out[{at}] // 3" if is_int else f"out[{at}] = out[{at}] / 7.0",
+                       f"out[{at}] = -out[{at}]", f"out[{at}] -= Y[{at}]",
+                       f"out[{at}] = out[{shifted}] + 1", f"out[{at}] = out[{at}] + out[{shifted}]",
+                       f"out[{at}] = max(out[{at}], Y[{at}])", f"out[{at}] = min(out[{at}], 0)"])
+    guard = r.random() < 0.2
+    place = r.choice(["same", "same", "rows", "rows", "rows", "split", "split_rev", "split_part", "time"])
+    heads = _ow_loops(r, rank)
+    if place == "rows" and rank == 2:  # softmax's shape: the store and the reader in inner loops of one i
+        inner2 = r.choice([heads[1], heads[1], _ow_loops(r, 2)[1]])
+        acc = r.choice(["s += X[i, j]", "s = max(s, X[i, j])", "s += 1", "s += out[i, j]"])
+        cut = r.choice(["", "", "if X[i, 0] > 1.5:\n            break", "if X[i, 0] > 1.5:\n            continue",
+                        "if X[i, 0] > 2.5:\n            return s"])
+        second = r.choice([second, f"out[{at}] = out[{at}] * s", f"out[{at}] = out[{at}] - s + Y[{at}]"])
+        lines = [f"    {heads[0]}", "        s = 0", f"        {heads[1]}", f"            {first}",
+                 f"            {acc}"] + ([f"        {cut}"] if cut else []) + [f"        {inner2}"]
+        lines += [f"            if X[{at}] > 0:", f"                {second}"] if guard else [f"            {second}"]
+    elif place == "same":
+        body = [first] + ([f"if X[{at}] > 0:", "    " + second] if guard else [second])
+        lines = _nest(heads, body)
+    else:
+        heads2 = list(heads)
+        if place == "split_rev":
+            heads2 = heads2[::-1]
+        if place == "split_part":
+            heads2 = _ow_loops(r, rank)
+        second_body = [f"if X[{at}] > 0:", "    " + second] if guard else [second]
+        lines = _nest(heads, [first]) + _nest(heads2, second_body)
+        if place == "time":
+            lines = ["    for t in range(T):"] + ["    " + ln for ln in lines]
+    third = r.random()
+    if third < 0.25:
+        lines += _nest(heads, [f"Z[{at}] = out[{at}] * 2"])
+    elif third < 0.4:  # a reader between the two
+        mid = _nest(heads, [f"Z[{at}] = out[{at}] + 5"])
+        cut = len(lines) // 2 if place not in ("same", "time", "rows") else len(lines)
+        lines = lines[:cut] + mid + lines[cut:]
+    tail = r.choice(["", "", "    return out", "    return out.sum()", "    return Z"])
+    src = "def kern(T, X, Y, Z, out):\n" + "\n".join(lines) + "\n" + (tail + "\n" if tail else "")
+    args = []
+    for _ in range(2):
+        shape = tuple(int(rng.choice([0, 1, 2, 3, 5, 8, 17])) for _ in range(rank))
+        made = [rng.integers(-50, 50, shape) if is_int else rng.standard_normal(shape) for _ in range(4)]
+        args.append((int(rng.integers(0, 4)), *(a.astype(dt) for a in made)))
+    env = {"POLYFUSE_OVERWRITTEN_STORES": r.choice(["1", "1", "0"])}
+    return src, args, env, (1e-4 if dt == "float32" else 1e-9)
+
+
+FDTD_LIKE = [
+    # fdtd-2d: a boundary statement per time step
+    ("def kern(T, n, m, ex, ey, hz, fict):\n    for t in range(T):\n        for j in range(m):\n"
+     "            ey[0, j] = fict[t]\n        for i in range(1, n):\n            for j in range(m):\n"
+     "                ey[i, j] = ey[i, j] - 0.5 * (hz[i, j] - hz[i - 1, j])\n"
+     "        for i in range(n):\n            for j in range(1, m):\n"
+     "                ex[i, j] = ex[i, j] - 0.5 * (hz[i, j] - hz[i, j - 1])\n"
+     "        for i in range(n - 1):\n            for j in range(m - 1):\n"
+     "                hz[i, j] = hz[i, j] - 0.7 * (ex[i, j + 1] - ex[i, j] + ey[i + 1, j] - ey[i, j])\n"),
+    # 1-d heat with a fixed boundary written every step
+    ("def kern(T, n, m, ex, ey, hz, fict):\n    for t in range(T):\n        ex[0, 0] = fict[t]\n"
+     "        for i in range(1, n - 1):\n            ey[i, 0] = 0.25 * (ex[i - 1, 0] + 2.0 * ex[i, 0] + ex[i + 1, 0])\n"
+     "        for i in range(1, n - 1):\n            ex[i, 0] = ey[i, 0]\n"),
+    # boundary columns copied from neighbours each step (Neumann), then a jacobi sweep
+    ("def kern(T, n, m, ex, ey, hz, fict):\n    for t in range(T):\n        for i in range(n):\n"
+     "            ex[i, 0] = ex[i, 1] if m > 1 else fict[t]\n        for i in range(1, n - 1):\n"
+     "            for j in range(1, m - 1):\n"
+     "                ey[i, j] = 0.2 * (ex[i, j] + ex[i - 1, j] + ex[i + 1, j] + ex[i, j - 1] + ex[i, j + 1])\n"
+     "        for i in range(1, n - 1):\n            for j in range(1, m - 1):\n                ex[i, j] = ey[i, j]\n"),
+    # a boundary statement in the middle of the step, on the last row, and a t-dependent one
+    ("def kern(T, n, m, ex, ey, hz, fict):\n    for t in range(T):\n        for i in range(1, n):\n"
+     "            for j in range(m):\n                ex[i, j] = 0.5 * (ex[i, j] + ex[i - 1, j])\n"
+     "        for j in range(m):\n            ex[n - 1, j] = ex[n - 1, j] + fict[t] * 0.1 * t\n"
+     "        for i in range(n - 1):\n            for j in range(m):\n                hz[i, j] = hz[i, j] + ex[i + 1, j]\n"),
+    # in-place seidel with a boundary cell updated from the interior each step
+    ("def kern(T, n, m, ex, ey, hz, fict):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            ex[i, 0] = (ex[i - 1, 0] + ex[i, 0] + ex[i + 1, 0]) / 3.0\n"
+     "        if n > 2:\n            ex[0, 0] = ex[1, 0] + fict[t]\n"),
+]
+
+
+def fam_tile_boundary(r, rng):
+    """Time-tiled stencils with boundary statements that have points in only some tiles (fdtd-2d's
+    ``ey[0, j] = fict[t]``), isl's atomic tile band on or off (POLYFUSE_TIME_TILE_ATOMIC), random
+    tile sizes, on one and two threads (cp41)."""
+    src = r.choice(FDTD_LIKE)
+    tile = ",".join(str(r.choice([1, 2, 3, 4, 8])) for _ in range(3))
+    args = []
+    for _ in range(2):
+        T = int(rng.choice([0, 1, 2, 5, 9]))
+        n, m = int(rng.choice([1, 2, 3, 6, 13])), int(rng.choice([1, 2, 3, 7, 12]))
+        args.append((T, n, m, rng.random((n, m)), rng.random((n, m)), rng.random((n, m)), rng.random(max(T, 1))))
+    env = {"POLYFUSE_TIME_TILE_SIZES": tile, "POLYFUSE_ONE_THREAD_TILES": r.choice(["1", "0"]),
+           "POLYFUSE_TIME_TILE_ATOMIC": r.choice(["1", "1", "0"])}
+    return src, args, env
+
+
+MIXED_LOCALS = [
+    # a local of an element of one dtype or a Python float, by a data test (split into versions)
+    "t = f[0] if f[0] > 0 else 0.1\n    return t + 1, t * 3",
+    "t = g[0]\n    if g[0] < 0:\n        t = 2.5\n    return t * 2",
+    "t = b[0]\n    if f[0] > 0.5:\n        t = f[0]\n    out[0] = t\n    return t + t",
+    "t = b[0] if n > 2 else g[0]\n    return t * 100, t + 1",
+    "t = f[1] if f.shape[0] > 1 else b[0]\n    u = t * t\n    return u",
+    # accumulators of NumPy scalars
+    "s = 0\n    for i in range(f.shape[0]):\n        s += f[i]\n    return s",
+    "s = 0.0\n    for i in range(b.shape[0]):\n        s += b[i]\n    return s",
+    "s = 0\n    for i in range(b.shape[0]):\n        s = s + b[i] * b[i]\n    return s",
+    "s = b[0]\n    for i in range(b.shape[0]):\n        s = s * b[i] + 1\n    return s",
+    "s = f[0] * 0\n    for i in range(g.shape[0]):\n        s += g[i]\n    return s",
+    # max/min of mixed types
+    "m = 1e30\n    for i in range(f.shape[0]):\n        m = min(m, f[i])\n    out[0] = m\n    return m",
+    "m = 0\n    for i in range(b.shape[0]):\n        m = max(m, b[i])\n    return m",
+    "m = -1\n    for i in range(f.shape[0]):\n        m = max(m, f[i])\n    return m",
+    "return max(f[0], 1), min(b[0], 2.5), max(b[0], g[0]), min(f[0], g[0])",
+    "return max(b[0], b[1], 3), min(f[0], 0)",
+    "m = max(1.0, np.max(f))\n    return m",
+    "m = b[0]\n    for i in range(1, b.shape[0]):\n        if b[i] > m:\n            m = b[i]\n    return m, m * 2",
+    # int overflow wrap of small ints
+    "for i in range(b.shape[0]):\n        b[i] = b[i] * 100 + 7\n    return b[0] * b[0]",
+    "s = b[0]\n    for i in range(b.shape[0]):\n        s += b[i]\n    return s",
+    "for i in range(b.shape[0]):\n        b[i] += b[i]\n        g[i] = b[i] / 2\n    return b[0] + b[-1] if b.shape[0] else 0",
+]
+
+
+def fam_mixed_locals(r, rng):
+    """Locals given values of two NumPy dtypes, or a NumPy scalar and a Python number (frontend/
+    local_versions.py), max()/min() of mixed types, small-int accumulators that wrap (cp41)."""
+    body = r.choice(MIXED_LOCALS)
+    src = f"def kern(n, f, b, g, out):\n    {body}\n"
+    fdt = r.choice(["float32", "float64", "float32"])
+    bdt = r.choice(["int8", "int16", "int32", "int64", "uint8", "bool"])
+    gdt = r.choice(["float64", "int64", "float32", "int32"])
+    args = []
+    for _ in range(2):
+        n = int(rng.choice([2, 3, 5, 9]))
+        f = (rng.standard_normal(n) * 3).astype(fdt)
+        if bdt == "bool":
+            b = rng.random(n) < 0.5
+        else:
+            info = np.iinfo(bdt)
+            b = rng.integers(max(info.min, -200), min(info.max, 200), n).astype(bdt)
+        g = (rng.standard_normal(n) * 50).astype(gdt)
+        args.append((n, f, b, g, np.zeros(2, fdt)))
+    return src, args, {}, 1e-5
+
+
+NONE_COUNTED = [
+    # None locals
+    "last = None\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            last = i\n"
+    "    return -1 if last is None else last",
+    "best = None\n    for i in range(x.shape[0]):\n        if best is None or x[i] > best:\n            best = x[i]\n"
+    "    if best is None:\n        return 0.0\n    return best",
+    "first = None\n    for i in range(x.shape[0]):\n        if first is None and x[i] < t:\n            first = x[i] * 2\n"
+    "    return first is not None, 0.0 if first is None else first",
+    "hit = None\n    i = 0\n    while i < x.shape[0]:\n        if x[i] == t:\n            hit = i\n            break\n        i += 1\n"
+    "    if hit is None:\n        return -1\n    return hit",
+    "v = None\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            v = x[i]\n        else:\n            v = None\n"
+    "    return 0.0 if v is None else v",
+    # count, then allocate
+    "k = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            k += 1\n"
+    "    out = np.empty(k, dtype=x.dtype)\n    j = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n"
+    "            out[j] = x[i]\n            j += 1\n    return out",
+    "k = 1\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            k += 2\n"
+    "    out = np.zeros((k, 2))\n    j = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n"
+    "            out[j, 0] = x[i]\n            out[j + 1, 1] = i\n            j += 2\n    return out, out.shape[0]",
+    "k = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            k += 1\n"
+    "    out = np.full(k, -1.0)\n    j = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n"
+    "            out[j] = i\n            j += 1\n    return out.sum(), len(out), out[:j - 1]",
+    "k = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            k += 1\n"
+    "    out = np.ones(k)\n    for i in range(len(out)):\n        out[i] = out[i] * i\n    s = 0.0\n"
+    "    for v in out:\n        s += v\n    return s, out.max() if k > 0 else 0.0",
+    "k = 0\n    for i in range(x.shape[0]):\n        for j in range(i):\n            if x[i] + x[j] > t:\n                k += 1\n"
+    "    out = np.empty((k, 2), dtype=np.int64)\n    c = 0\n    for i in range(x.shape[0]):\n"
+    "        for j in range(i):\n            if x[i] + x[j] > t:\n                out[c, 0] = i\n                out[c, 1] = j\n"
+    "                c += 1\n    return out",
+    "k = 0\n    for i in range(x.shape[0]):\n        if x[i] > t:\n            k += 1\n"
+    "    out = np.zeros(k, dtype=np.int32)\n    if k > 0:\n        out[-1] = 5\n        out[0] += 1\n    return out",
+]
+
+
+def fam_none_counted(r, rng):
+    """None locals (frontend/none_locals.py) and count-then-allocate (frontend/
+    counted_allocations.py) of random data (cp41)."""
+    body = r.choice(NONE_COUNTED)
+    src = f"def kern(x, t):\n    {body}\n"
+    dt = r.choice(["float64", "float32", "int64"])
+    args = []
+    for _ in range(3):
+        n = int(rng.choice([0, 1, 2, 5, 9]))
+        x = (rng.standard_normal(n) * 3).astype(dt) if dt != "int64" else rng.integers(-3, 4, n)
+        args.append((x, float(rng.choice([0.0, 1.0, -1.0, 5.0])) if dt != "int64" else int(rng.integers(-2, 3))))
+    return src, args, {}, 1e-5
+
+
+LINALG = [
+    "q, rr = np.linalg.qr(A)\n    return np.abs(q @ rr - A).max() < 1e-8 * (1 + np.abs(A).max()), np.abs(rr.diagonal()).sum()",
+    "w, v = np.linalg.eigh(S)\n    return w, np.abs(v).sum(axis=0)",
+    "w = np.linalg.eigvalsh(S)\n    return w.max() - w.min()",
+    "u, s, vt = np.linalg.svd(A, full_matrices=False)\n    return s, np.abs(u @ np.diag(s) @ vt - A).max() < 1e-8",
+    "s = np.linalg.svd(A, compute_uv=False)\n    return s * 2.0",
+    "rr = np.linalg.qr(A, mode='r')\n    return np.abs(rr).sum()",
+    "w, v = np.linalg.eigh(S, UPLO='U')\n    return w",
+    "q, rr = np.linalg.qr(A)\n    out = q.T @ A\n    return np.abs(out - rr).max() < 1e-8",
+    "w, v = np.linalg.eigh(S)\n    y = v.T @ S @ v\n    return np.abs(np.diag(y) - w).max() < 1e-8",
+    "u, s, vt = np.linalg.svd(A)\n    return s.sum(), u.shape, vt.shape",
+]
+
+
+def fam_linalg(r, rng):
+    """np.linalg.qr/eigh/eigvalsh/svd of random shapes (tall, wide, 1x1, float32) and their uses
+    afterwards; results compared by sign-free quantities (cp41)."""
+    body = r.choice(LINALG)
+    src = f"def kern(A, S):\n    {body}\n"
+    dt = r.choice(["float64", "float64", "float32"])
+    args = []
+    for _ in range(2):
+        m, n = int(rng.choice([1, 2, 3, 5, 8])), int(rng.choice([1, 2, 4, 7]))
+        A = rng.standard_normal((m, n)).astype(dt)
+        S = rng.standard_normal((n, n))
+        S = (S + S.T).astype(dt)
+        args.append((A, S))
+    return src, args, {}, (2e-3 if dt == "float32" else 1e-7)
 
 
 FAMILIES = {name[4:]: f for name, f in list(globals().items()) if name.startswith("fam_")}
