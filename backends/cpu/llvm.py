@@ -388,6 +388,16 @@ class LLVMKernel:
             if self.objects_unstored and self.calls_running <= 0:
                 self._store_objects()
 
+    def store_after_call(self) -> bool:
+        """Have ``on_objects`` (set) called at the end of the next call even if it generates no
+        machine code: the kernel compiled for that call stores its disk-cache entry then, once
+        (kernel.py ``_build``).  True: it will be."""
+        with self.lock:
+            if self.on_objects is None:
+                return False
+            self.objects_unstored = True
+            return True
+
     def _store_objects(self) -> None:
         """The machine code the calls generated, given to ``on_objects`` once."""
         with self.lock:
