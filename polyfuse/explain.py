@@ -34,6 +34,7 @@ class Explanation:
         stages = variant.stages
         scop, deps, sched = stages["lift"], stages["dependences"], stages["schedule"]
         program = stages["loop ast"]
+        phases = plan_phases(program)
         return cls((
             ("options", options.key()),
             ("statements", [_statement(s) for s in scop.statements]),
@@ -74,9 +75,9 @@ class Explanation:
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
             *((("prange claims", [asdict(c) for c in stages.get("prange claims")]),)
               if stages.get("prange claims") else ()),
-            ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
+            ("parallel regions", [asdict(p.region) for p in phases if p.region is not None]),
             *((("row-chunked products", chunked),)
-              if options.target == "cpu" and (chunked := _row_chunked(program)) else ()),
+              if options.target == "cpu" and (chunked := _row_chunked(phases)) else ()),
             *((("exact quotients", quotients),)
               if options.target == "cpu" and (quotients := _exact_quotients(program)) else ()),
             *((("phase chains", [asdict(d) for d in chains]),)
@@ -208,7 +209,7 @@ def _exact_quotients(program) -> list[dict[str, Any]]:
             and (divisors := checked_quotients(program, loop))]
 
 
-def _row_chunked(program) -> list[dict[str, Any]]:
+def _row_chunked(phases) -> list[dict[str, Any]]:
     """The matrix products that run as phases cut by rows (backends/cpu/phases.row_chunked)."""
     why = ("a product kept whole: polyfuse's threads take its rows, one BLAS thread each "
            "(so does the serial run it is measured against)")
@@ -222,7 +223,7 @@ def _row_chunked(program) -> list[dict[str, Any]]:
     return [{"statement": next(n.statement for n in nodes(p.node) if isinstance(n, StmtCall)),
              "rows": display_names(to_python(p.stop)),
              "why": why + (triangle.format(p.row_weights) if p.row_weights else "") + (library if p.library else "")}
-            for p in plan_phases(program) if p.blas_rows and p.stop is not None]
+            for p in phases if p.blas_rows and p.stop is not None]
 
 
 def _loop(loop: For) -> dict[str, Any]:

@@ -192,7 +192,7 @@ class Kernel:
             return call_values(self, values)  # a Dask graph instead of a computation
         variant = self._dispatch.get(dispatch)
         if variant is None:
-            variant = self._variant(values)
+            variant = self._variant(values, for_call=True)
             if None not in dispatch:
                 self._dispatch[dispatch] = variant
         result = variant.run(values)
@@ -354,7 +354,7 @@ class Kernel:
             self._array_defaults[name] = array
         return self._array_defaults[name]
 
-    def _variant(self, values: dict[str, Any]) -> CompiledVariant:
+    def _variant(self, values: dict[str, Any], *, for_call: bool = False) -> CompiledVariant:
         arguments = tuple(argument_of(name, value) for name, value in values.items())
         if self.options.target == "cuda":
             for a in arguments:
@@ -374,17 +374,17 @@ class Kernel:
             with self._lock:
                 variant = self._variants.get(key)
                 if variant is None:
-                    variant = self._build_reporting(arguments)
+                    variant = self._build_reporting(arguments, for_call=for_call)
                     self._variants[key] = variant
         return variant
 
-    def _build_reporting(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
+    def _build_reporting(self, arguments: tuple[Argument, ...], *, for_call: bool = False) -> CompiledVariant:
         """Compile; user errors lose polyfuse's frames and our own bugs become InternalError
         (``POLYFUSE_DEBUG=1`` re-raises everything untouched)."""
         if debug_errors():
-            return self._build(arguments)
+            return self._build(arguments, for_call=for_call)
         try:
-            return self._build(arguments)
+            return self._build(arguments, for_call=for_call)
         except PolyfuseError:
             raise
         except Exception as exc:  # noqa: BLE001 - anything else is a polyfuse bug
@@ -394,7 +394,12 @@ class Kernel:
                 "for the full traceback"
             ) from exc
 
-    def _build(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
+    def _build(self, arguments: tuple[Argument, ...], *, for_call: bool = False) -> CompiledVariant:
+        """The variant for ``arguments``, from the disk cache or compiled and stored there.  One
+        compiled for a call (``for_call``) on the LLVM backend is stored at the end of that call,
+        with the machine code the call generated (``store_after_call``), not also before it: one
+        pickle and write of the entry fewer per kernel (docs/performance.md, session 33 (ts42));
+        a call that fails before the kernel runs leaves it unstored (a later process compiles)."""
         key = self._cache_key(arguments) if self.options.target == "cpu" else None
         if key is not None:
             with _COMPILE_LOCK:  # unpickling the bounds checks parses isl sets
@@ -415,8 +420,10 @@ class Kernel:
             # (a compile that met the wall-clock safety net depends on this machine's load: not kept)
             with _COMPILE_LOCK:  # the explanation it holds runs isl checks (astgen's parallel-loop reasons)
                 entry = _cache_entry(variant, self.options)
-            cache.store(key, entry)
             _stored_again(variant, key, entry)
+            later = getattr(variant.backend, "store_after_call", None)
+            if not (for_call and later is not None and later()):
+                cache.store(key, entry)
         return variant
 
     def _cache_key(self, arguments: tuple[Argument, ...]) -> str | None:

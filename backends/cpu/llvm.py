@@ -258,8 +258,13 @@ class LLVMKernel:
     emitted: dict[str, bytes] = field(default_factory=dict, repr=False)
     generated: list[str] = field(default_factory=list, repr=False)  # modules generated in this process, in order
     # called after a function's generation added machine code to ``artifact`` (the disk cache
-    # stores the entry again: kernel.py)
+    # stores the entry again: kernel.py); during a call (``__call__``), once at its end for all
+    # the functions it generated: a first call generates each phase's function in turn, and each
+    # store pickles and writes the whole entry again (~1 ms each: 2.2% of a sample of 40 small
+    # corpus compiles, docs/performance.md, session 33 (ts42))
     on_objects: Callable[[LLVMArtifact], None] | None = field(default=None, repr=False)
+    calls_running: int = field(default=0, repr=False)  # ``__call__``s under way (the stores wait for their end)
+    objects_unstored: bool = field(default=False, repr=False)  # machine code on_objects has not been given
     lock: Any = field(default_factory=threading.Lock, repr=False)
     # seconds spent optimising and generating functions on first use (``function``): compile work
     # a call did, which the bench adds to the compile column
@@ -363,15 +368,44 @@ class LLVMKernel:
             objects = tuple(sorted({**dict(self.artifact.objects), **fresh}.items()))
             self.artifact = replace(self.artifact, objects=objects)
             if self.on_objects is not None:  # (under the lock: the latest objects stored last)
-                self.on_objects(self.artifact)
+                if self.calls_running:
+                    self.objects_unstored = True
+                else:
+                    self.on_objects(self.artifact)
         return address
 
     def __call__(self, values: dict[str, Any]) -> None:
-        args = [self._value(p, values) for p in self.params]
-        if self.has_library:
-            run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
-        else:
-            self._run_phases(args, values)
+        # (a count without the lock: concurrent calls of one kernel that miscount it only store
+        # the objects earlier or later)
+        self.calls_running += 1
+        try:
+            args = [self._value(p, values) for p in self.params]
+            if self.has_library:
+                run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
+            else:
+                self._run_phases(args, values)
+        finally:
+            self.calls_running -= 1
+            if self.objects_unstored and self.calls_running <= 0:
+                self._store_objects()
+
+    def store_after_call(self) -> bool:
+        """Have ``on_objects`` (set) called at the end of the next call even if it generates no
+        machine code: the kernel compiled for that call stores its disk-cache entry then, once
+        (kernel.py ``_build``).  True: it will be."""
+        with self.lock:
+            if self.on_objects is None:
+                return False
+            self.objects_unstored = True
+            return True
+
+    def _store_objects(self) -> None:
+        """The machine code the calls generated, given to ``on_objects`` once."""
+        with self.lock:
+            if self.objects_unstored:
+                self.objects_unstored = False
+                if self.on_objects is not None:
+                    self.on_objects(self.artifact)
 
     @functools.cached_property
     def has_library(self) -> bool:
