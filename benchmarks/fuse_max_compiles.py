@@ -38,9 +38,12 @@ def cases(corpus: bool, only: list[str]) -> list[tuple[str, str, str]]:
     return [c for c in out if not only or any(o in c[0] for o in only)]
 
 
-def compile_one(module: str, name: str, cap: int, queue) -> None:
+def compile_one(module: str, name: str, cap: int, queue, unguarded: bool = False) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 1))
     import polyfuse
+    if unguarded:  # what the compile did before MAX_DEPENDENCE_CONSTANT (session 33)
+        from polyfuse.schedule import isl_scheduler
+        isl_scheduler.MAX_DEPENDENCE_CONSTANT = 1 << 62
     if module == "suite":
         from polyfuse.bench import suite
         sk = suite.KERNELS[name]
@@ -59,12 +62,12 @@ def compile_one(module: str, name: str, cap: int, queue) -> None:
         queue.put({"cpu": resource.getrusage(resource.RUSAGE_SELF).ru_utime - start, "code": "error", "schedule": {"error": type(exc).__name__}})
 
 
-def run(cap: int, corpus: bool, only: list[str]) -> dict:
+def run(cap: int, corpus: bool, only: list[str], unguarded: bool = False) -> dict:
     ctx = mp.get_context("fork")
     out = {}
     for label, module, name in cases(corpus, only):
         queue = ctx.Queue()
-        child = ctx.Process(target=compile_one, args=(module, name, cap, queue))
+        child = ctx.Process(target=compile_one, args=(module, name, cap, queue, unguarded))
         child.start()
         child.join()
         row = queue.get() if not queue.empty() else {"cpu": float(cap), "code": "over cap", "schedule": {}}
@@ -79,6 +82,9 @@ def main() -> None:
     parser.add_argument("--no-corpus", action="store_true")
     parser.add_argument("--json")
     parser.add_argument("--compare", nargs=2)
+    parser.add_argument("--unguarded", action="store_true",
+                        help="lift MAX_DEPENDENCE_CONSTANT (isl's scheduler tried on every program)")
+    parser.add_argument("--skipped", help="a --json file: list the kernels isl's scheduler was not tried on")
     parser.add_argument("only", nargs="*")
     args = parser.parse_args()
     if args.compare:
@@ -86,7 +92,12 @@ def main() -> None:
         changed = [k for k in a if k in b and (a[k]["code"], a[k]["schedule"]) != (b[k]["code"], b[k]["schedule"])]
         print(f"{len(changed)} of {len(set(a) & set(b))} changed:", *changed, sep="\n  ")
         return
-    result = run(args.cap, not args.no_corpus, args.only)
+    if args.skipped:
+        for label, row in json.loads(Path(args.skipped).read_text()).items():
+            if "not tried" in row["schedule"].get("notes", ""):
+                print(label, row["schedule"]["notes"][:160])
+        return
+    result = run(args.cap, not args.no_corpus, args.only, args.unguarded)
     print("slowest:")
     for label, row in sorted(result.items(), key=lambda kv: -kv[1]["cpu"])[:15]:
         print(f"{row['cpu']:7.2f} s  {label}  {row['code']}")
