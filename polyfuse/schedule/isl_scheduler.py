@@ -21,6 +21,14 @@ _ISL_OPTIONS_LOCK = threading.Lock()
 #: minutes on 200 pieces (regression c_compile_time_fuse_max); the suite's kernels have < 50.
 MAX_DEPENDENCE_PIECES = 128
 
+#: Nor on parametric programs whose dependences bound an iterator by a constant above this:
+#: isl's band ILP then spends minutes without counting operations (so the operation budget
+#: does not stop it).  fe41's crc32_table_driven (a 256-entry table loop, then a loop over the
+#: data that reads all of it): 0.03-0.3 s with every bound <= 16 in place of 255, > 60 s from 17
+#: on (also with POLYFUSE_ISL_BUDGET=100000), 0.13 s with the parameter replaced by a constant.
+#: The suite's kernels bound their loops by parameters (largest constant 1-2).
+MAX_DEPENDENCE_CONSTANT = 16
+
 
 def dependence_pieces(deps: Dependences) -> int:
     """How many basic maps all of ``deps`` together are made of (what isl's scheduler works on)."""
@@ -36,6 +44,31 @@ def pieces(relation: isl.UnionMap) -> int:
 
     relation.foreach_map(add)
     return count
+
+
+def largest_constant(relation: isl.UnionMap) -> int:
+    """The largest absolute constant term of a constraint of ``relation`` (its pieces' bounds)."""
+    largest = 0
+
+    def constraint(c: isl.Constraint) -> None:
+        nonlocal largest
+        largest = max(largest, abs(c.get_constant_val().to_python()))
+
+    relation.foreach_map(lambda part: part.foreach_basic_map(lambda b: b.foreach_constraint(constraint)))
+    return largest
+
+
+def constant_bound_note(deps: Dependences) -> str:
+    """Why isl's scheduler is not tried on ``deps`` (MAX_DEPENDENCE_CONSTANT); "" where it is."""
+    union = deps.union()
+    if not union.dim(isl.dim_type.param):
+        return ""
+    largest = largest_constant(union)
+    if largest <= MAX_DEPENDENCE_CONSTANT:
+        return ""
+    return (f"isl's scheduler not tried: a dependence of this parametric program bounds an iterator by "
+            f"the constant {largest} (more than {MAX_DEPENDENCE_CONSTANT}, where its ILP runs for minutes "
+            "without counting operations)")
 
 
 def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:

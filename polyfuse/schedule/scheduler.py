@@ -23,6 +23,7 @@ from polyfuse.model.scop import Scop
 from polyfuse.schedule.fusion import SmartFusion
 from polyfuse.schedule.isl_scheduler import (
     MAX_DEPENDENCE_PIECES,
+    constant_bound_note,
     dependence_pieces,
     isl_schedule,
     tile_permutable_bands,
@@ -111,6 +112,9 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         note = (f"isl's scheduler not tried: {pieces} dependence pieces (more than {MAX_DEPENDENCE_PIECES}, "
                 "where it runs past the operation budget); kept program order")
         return ScheduleResult(fuse, "program order", (note,), schedule=scop.schedule)
+    note = constant_bound_note(deps)
+    if note:
+        return ScheduleResult(fuse, "program order", (note + "; kept program order",), schedule=scop.schedule)
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order

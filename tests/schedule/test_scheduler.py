@@ -246,3 +246,30 @@ def test_max_fusion_keeps_the_order_it_verified(source, args, target):
     from conftest import check_against_python, define
 
     check_against_python(define(source, "kern"), args, target=target, fuse="max")
+
+
+def crc32_table_driven(data):
+    """fe41's corpus kernel: a 256-entry table loop, then a loop over the data reading all of it
+    (isl's scheduler ran for minutes on its dependences under fuse="max")."""
+    table = np.empty(256, dtype=np.uint32)
+    for i in range(256):
+        c = np.uint32(i)
+        for _ in range(8):
+            if c & 1:
+                c = np.uint32(0xEDB88320) ^ (c >> np.uint32(1))
+            else:
+                c = c >> np.uint32(1)
+        table[i] = c
+    crc = np.uint32(0xFFFFFFFF)
+    for k in range(data.shape[0]):
+        crc = table[(crc ^ data[k]) & 0xFF] ^ (crc >> np.uint32(8))
+    return crc ^ np.uint32(0xFFFFFFFF)
+
+
+def test_max_fusion_skips_isl_on_large_constant_bounds():
+    data = np.arange(7, dtype=np.uint8)
+    k = polyfuse.kernel(crc32_table_driven, target="python", fuse="max")
+    assert k(data) == crc32_table_driven(data)
+    schedule = k.explain(data).to_dict()["schedule"]
+    assert schedule["source"] == "program order"
+    assert any("constant 255" in note for note in schedule["notes"])
