@@ -239,6 +239,9 @@ class View:
     vtype: VType
     element: Callable[[tuple[Sym, ...]], ast.expr]
     base: str | None = None  # the array a view of an array reads
+    # a scalar of type UNKNOWN that Python picks by value among these types (max(1.0, np.max(x)):
+    # a Python float or np.float64): an array expression that gives one dtype for each is typed
+    picks: tuple[VType, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -390,6 +393,10 @@ class Lowering:
         self.names: dict[str, ArrayName] = {}
         self.scalars: dict[str, VType] = dict(scalar_types)  # seen this pass: name -> type
         self.assigned: dict[str, VType] = {}
+        # scalar locals of type UNKNOWN bound once to a value Python picks by value (View.picks):
+        # name -> its candidate types (empty once bound again)
+        self.picked: dict[str, tuple[VType, ...]] = {}
+        self.bound_once = _bound_once(source.tree)
         for arg in arguments:
             if arg.kind == "array":
                 extents = tuple(const(1) if d in arg.unit_axes else atom(f"{arg.name}.shape[{d}]")
@@ -1563,7 +1570,7 @@ class Lowering:
             if entry is not None:
                 raise self.error(stmt, f"{name!r} is an array; assigning a scalar to it rebinds the name "
                                  "(use a new name)", "array name rebound")
-            self.note_scalar(name, promote_any(self.scalars.get(name, value.vtype), value.vtype))
+            self.note_scalar(name, promote_any(self.scalars.get(name, value.vtype), value.vtype), value.picks)
             self.note_size(stmt, name)
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
@@ -1931,7 +1938,9 @@ class Lowering:
         expr = ast.parse(value, mode="eval").body if isinstance(value, str) else value
         return ast.Assign([ast.Name(name, ast.Store())], expr)
 
-    def note_scalar(self, name: str, vtype: VType) -> None:
+    def note_scalar(self, name: str, vtype: VType, picks: tuple[VType, ...] = ()) -> None:
+        first = name not in self.assigned and name in self.bound_once
+        self.picked[name] = picks if first and vtype is UNKNOWN else ()
         self.assigned[name] = _merged_any(self.assigned.get(name, vtype), vtype)
         self.scalars[name] = _merged_any(self.scalars.get(name, vtype), vtype)
 
@@ -2170,7 +2179,9 @@ class Lowering:
             return entry.read()
         if node.id in self.loop_vars:
             return scalar(node, WEAK_INT)
-        return scalar(node, self.scalars.get(node.id, UNKNOWN))
+        vtype = self.scalars.get(node.id, UNKNOWN)
+        picks = self.picked.get(node.id, ()) if vtype is UNKNOWN else ()
+        return View((), vtype, lambda idx: node, picks=picks)
 
     def _Attribute(self, node: ast.Attribute) -> View:
         if self.linalg_tuple(node.value) is not None:
@@ -2565,6 +2576,8 @@ class Lowering:
         return self.binop(node, node.op, self.value(node.left), self.value(node.right))
 
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
+        if lhs.picks or rhs.picks:
+            return self.picked_binop(node, op, lhs, rhs)
         if lhs.rank == 0 and rhs.rank == 0:
             return scalar_op(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs))
         if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and lhs.vtype.dtype == rhs.vtype.dtype == "bool":
@@ -2592,6 +2605,22 @@ class Lowering:
             power = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "power", ast.Load())
             return self.elementwise(lambda a, b: ast.Call(power, [a, b], []), [lhs, rhs], vtype, node)
         return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], vtype, node)
+
+    def picked_binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
+        """``lhs op rhs`` where an operand's type is one Python picks by value (View.picks): each
+        candidate's operation is lowered (the elements are the same expression; the lifter types
+        each branch of the pick as Python does); of scalars, the result's candidates; with an
+        array, its dtype where every candidate gives the same (x / max(1.0, np.max(x)) of a
+        float64, float32 or int64 x), else not known (refused where an array temporary needs it)."""
+        results = [self.binop(node, op, a, b) for a in _candidates(lhs) for b in _candidates(rhs)]
+        types = [r.vtype for r in results]
+        if any(t.dtype == "unknown" for t in types):
+            types = []
+        if lhs.rank == 0 and rhs.rank == 0:
+            return View((), UNKNOWN, results[0].element, picks=tuple(dict.fromkeys(types)))
+        if types and all(t == types[0] for t in types):
+            return results[0]
+        return View(results[0].extents, UNKNOWN, results[0].element)
 
     def logical(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         """``&``, ``|``, ``^`` of boolean arrays: ``and``, ``or``, ``!=`` of their elements."""
@@ -2874,7 +2903,14 @@ class Lowering:
             raise self.error(node, f"unsupported construct: call to np.{name}; {SUPPORTED_HINT['expr']}",
                              f"call to np.{name}")  # (not a question of its dtype at a later line)
         made = type(node)  # a builtin min/max the user wrote stays one (source.Call): its operand's own type
-        return scalar_op(lambda *xs: made(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
+        vtype = self.scalar_call_type(node, module, name, args)
+        picks: tuple[VType, ...] = ()
+        if vtype is UNKNOWN and module is None and name in ("max", "min") and len(args) >= 2:
+            # one of its arguments, picked by value: a type among theirs (numbers, not bools or complex)
+            kinds = [c.vtype for a in args for c in _candidates(a)]
+            if all(t.dtype != "unknown" and t.dtype != "bool" and not t.is_complex for t in kinds):
+                picks = tuple(dict.fromkeys(kinds))
+        return View((), vtype, lambda idx: made(func, [a.element(()) for a in args], []), picks=picks)
 
     def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
         """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,
@@ -5190,6 +5226,25 @@ def _number_not_nan(node: ast.expr) -> bool:
     if not isinstance(node, ast.Constant) or type(node.value) not in (int, float):
         return False
     return not math.isnan(float(node.value))  # type: ignore[arg-type]
+
+
+def _candidates(view: View) -> list[View]:
+    """``view``, or where Python picks its type by value (View.picks), one view of each type."""
+    if not view.picks:
+        return [view]
+    return [View(view.extents, t, view.element, view.base) for t in view.picks]
+
+
+def _bound_once(tree: ast.FunctionDef) -> frozenset[str]:
+    """The names the kernel binds in exactly one place, by a plain ``name = value``."""
+    counts: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1 + (n.id in {a.arg for a in tree.args.args})
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            counts.update(dict.fromkeys(n.names, 2))
+    plain = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    return frozenset(name for name, k in counts.items() if k == 1 and name in plain)
 
 
 def _fold(types: list[VType]) -> VType:

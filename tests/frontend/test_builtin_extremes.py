@@ -33,3 +33,36 @@ def spread(x, a, b):
 ])
 def test_builtin_extremes_of_one_type(func, args, target):
     assert_same_result(func(*args), polyfuse.kernel(func, target=target)(*args))
+
+
+def norm_max(x):
+    return x / max(1.0, np.max(x))
+
+
+def clip_scale(x, s):
+    m = max(s, np.abs(x).max())
+    return x / m, x - min(0.0, x.min()), x / (2 * m + 1)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, args", [
+    (norm_max, (np.arange(4.0) * 0.1,)), (norm_max, (np.arange(4, dtype=np.int64),)),
+    (clip_scale, (np.arange(-2, 3, dtype=np.float32) * np.float32(0.1), 0.7)),
+    (clip_scale, (np.arange(-2, 3, dtype=np.float32), 0.7)),
+])
+def test_builtin_extremes_of_two_types(func, args, target):
+    """max(1.0, np.max(x)) is a Python float or a NumPy scalar, picked by value: an array meeting it
+    has one dtype either way here (float64, float32, and int64 divided), each branch's values as NumPy's."""
+    expected, got = func(*args), polyfuse.kernel(func, target=target)(*args)
+    for e, g in zip(expected if isinstance(expected, tuple) else (expected,), got if isinstance(got, tuple) else (got,)):
+        assert e.dtype == g.dtype
+    assert_same_result(expected, got)
+
+
+def shift_min_int(x):
+    return x - min(0.0, x.min())  # float64 where 0.0 is picked, int64 where x.min() is
+
+
+def test_builtin_extremes_of_two_dtypes_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="cannot tell the dtype"):
+        polyfuse.kernel(shift_min_int, target="python")(np.arange(3, dtype=np.int64))

@@ -1717,6 +1717,9 @@ MIXED_LOCALS = [
     "return max(f[0], 1), min(b[0], 2.5), max(b[0], g[0]), min(f[0], g[0])",
     "return max(b[0], b[1], 3), min(f[0], 0)",
     "m = max(1.0, np.max(f))\n    return m",
+    # an array meeting such a choice (np42): typed where every candidate gives one dtype, else refused
+    "m = max(1.0, np.max(f))\n    return f / m, g / max(0.5, np.abs(g).max()), f * (2 * m + 1)",
+    "return b * max(2, b[0]), g - min(0.0, g.min()), f / max(n, np.abs(f).max())",
     "m = b[0]\n    for i in range(1, b.shape[0]):\n        if b[i] > m:\n            m = b[i]\n    return m, m * 2",
     # int overflow wrap of small ints
     "for i in range(b.shape[0]):\n        b[i] = b[i] * 100 + 7\n    return b[0] * b[0]",
