@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import itertools
 import math
 import re
 from collections import Counter
@@ -2612,11 +2613,18 @@ class Lowering:
         each branch of the pick as Python does); of scalars, the result's candidates; with an
         array, its dtype where every candidate gives the same (x / max(1.0, np.max(x)) of a
         float64, float32 or int64 x), else not known (refused where an array temporary needs it)."""
-        results = [self.binop(node, op, a, b) for a in _candidates(lhs) for b in _candidates(rhs)]
+        return self.per_pick([lhs, rhs], lambda a, b: self.binop(node, op, a, b))
+
+    def per_pick(self, args: list[View], build: Callable[..., View]) -> View:
+        """``build`` of ``args``, some of whose types Python picks by value (View.picks), built
+        for each combination of their candidate types: of scalars, a scalar whose candidates are
+        the results'; an array of the one dtype every combination gives, else of a type not
+        known here (refused where a temporary needs it)."""
+        results = [build(*views) for views in itertools.product(*map(_candidates, args))]
         types = [r.vtype for r in results]
         if any(t.dtype == "unknown" for t in types):
             types = []
-        if lhs.rank == 0 and rhs.rank == 0:
+        if results[0].rank == 0:
             return View((), UNKNOWN, results[0].element, picks=tuple(dict.fromkeys(types)))
         if types and all(t == types[0] for t in types):
             return results[0]
@@ -2815,6 +2823,10 @@ class Lowering:
             return scalar(node, UNKNOWN)
         args = [self.value(a) for a in node.args]
         if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
+            if any(a.picks for a in args) and any(a.rank for a in args):  # np.maximum(x, max(s, x[0]))
+                return self.per_pick(args, lambda a, b: self.combine(
+                    node, [a, b], lambda p, q: _extreme(name == "maximum", p, q, ties_to_b=True),
+                    promote_any(_unbool(a.vtype), _unbool(b.vtype))))
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True),
                                 promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype)))
         if module == "np" and name == "where" and len(args) == 3:
@@ -4482,6 +4494,8 @@ class Lowering:
         dtype numpy gives the arrays (as ``np.tanh`` of a ``float32`` array is ``float32``)."""
         if len(args) != arity("np", name):
             raise self.error(node, f"np.{name}() takes {arity('np', name)} arguments here", "array call")
+        if any(a.picks for a in args) and any(a.rank for a in args):  # np.arctan2(x, max(1.0, np.max(x)))
+            return self.per_pick(args, lambda *views: self.ufunc(node, name, list(views)))
         if any(a.vtype is UNKNOWN for a in args):
             vtype = UNKNOWN
         else:

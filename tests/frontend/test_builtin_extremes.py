@@ -41,7 +41,7 @@ def norm_max(x):
 
 def clip_scale(x, s):
     m = max(s, np.abs(x).max())
-    return x / m, x - min(0.0, x.min()), x / (2 * m + 1)
+    return x / m, x - min(0.0, x.min()), x / (2 * m + 1), np.maximum(x, m - 1.0), np.copysign(m, x)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
@@ -52,7 +52,8 @@ def clip_scale(x, s):
 ])
 def test_builtin_extremes_of_two_types(func, args, target):
     """max(1.0, np.max(x)) is a Python float or a NumPy scalar, picked by value: an array meeting it
-    has one dtype either way here (float64, float32, and int64 divided), each branch's values as NumPy's."""
+    has one dtype either way here (float64, float32, and int64 divided; ufuncs too), each branch's values
+    as NumPy's."""
     expected, got = func(*args), polyfuse.kernel(func, target=target)(*args)
     for e, g in zip(expected if isinstance(expected, tuple) else (expected,), got if isinstance(got, tuple) else (got,)):
         assert e.dtype == g.dtype
