@@ -2619,14 +2619,16 @@ class Lowering:
         """``build`` of ``args``, some of whose types Python picks by value (View.picks), built
         for each combination of their candidate types: of scalars, a scalar whose candidates are
         the results'; an array of the one dtype every combination gives, else of a type not
-        known here (refused where a temporary needs it)."""
+        known here (refused where a temporary needs it), as where the elements differ."""
         results = [build(*views) for views in itertools.product(*map(_candidates, args))]
         types = [r.vtype for r in results]
         if any(t.dtype == "unknown" for t in types):
             types = []
         if results[0].rank == 0:
             return View((), UNKNOWN, results[0].element, picks=tuple(dict.fromkeys(types)))
-        if types and all(t == types[0] for t in types):
+        probes = tuple(atom(f"pf_probe{d}") for d in range(results[0].rank))
+        same = {ast.dump(r.element(probes)) for r in results}  # (x ** m: np.power for a float m only)
+        if types and all(t == types[0] for t in types) and len(same) == 1:
             return results[0]
         return View(results[0].extents, UNKNOWN, results[0].element)
 

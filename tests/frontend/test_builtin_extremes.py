@@ -64,6 +64,14 @@ def shift_min_int(x):
     return x - min(0.0, x.min())  # float64 where 0.0 is picked, int64 where x.min() is
 
 
-def test_builtin_extremes_of_two_dtypes_refused():
+def power_of_choice(x, y):
+    return x ** min(2, np.max(y))  # float64 either way, but NumPy's float power takes sqrt at 0.5
+
+
+@pytest.mark.parametrize("func, args", [
+    (shift_min_int, (np.arange(3, dtype=np.int64),)),
+    (power_of_choice, (np.array([-0.0, 4.0, -np.inf]), np.array([0.5]))),
+])
+def test_builtin_extremes_of_two_dtypes_refused(func, args):
     with pytest.raises(polyfuse.UnsupportedError, match="cannot tell the dtype"):
-        polyfuse.kernel(shift_min_int, target="python")(np.arange(3, dtype=np.int64))
+        polyfuse.kernel(func, target="python")(*args)
