@@ -26,7 +26,14 @@ from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .local_versions import version_read
 from .numba_values import BOXED
-from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
+from .scalars import (
+    ScalarCalls,
+    check_int_literals,
+    comparison_type,
+    component,
+    module_constant,
+    range_checked,
+)
 from .scalars import arity as scalar_arity
 from .types import (
     BOOL,
@@ -368,6 +375,7 @@ class ExpressionLifter:
         else:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
@@ -388,6 +396,7 @@ class ExpressionLifter:
                                     "write a float base", "integer power")
         result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
         exponent = self.coerce(rhs, result)
         negative = ir.Select(ir.Compare("<", exponent, self.coerce(ir.Const(0, "int64", True), result)),
                              ir.int_const(1), ir.int_const(0), ir.INT, False)
@@ -422,6 +431,7 @@ class ExpressionLifter:
         except TypeError:
             raise self.lifter.error(node, _bitwise_refusal(symbol, lhs.dtype, rhs.dtype), "bitwise operator") from None
         check_int_literals(self.lifter, node, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:

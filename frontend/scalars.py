@@ -235,7 +235,7 @@ class ScalarCalls:
         gives (a numpy value even of two Python ints)."""
         result = self.numpy_result(ufunc, args)
         check_int_literals(self.ex.lifter, self.node, tuple(args), result)
-        lhs, rhs = (self.ex.coerce(a, result) for a in args)
+        lhs, rhs = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result))
         return ir.BinOp(symbol, lhs, rhs, result.dtype, False)
 
     def np_invert(self, args: list[ir.Expr]) -> ir.Expr:
@@ -349,6 +349,41 @@ def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], res
             raise lifter.error(node, f"Python integer {value} is out of bounds for {result.dtype} "
                                "(numpy raises OverflowError); convert explicitly, e.g. np.int16(x)",
                                "integer literal out of range")
+
+
+def range_checked(lifter, operands: tuple[ir.Expr, ...], result: VType) -> tuple[ir.Expr, ...]:
+    """``operands`` of an operation of type ``result``, each Python int that is not a constant
+    (an int argument, a local computed from them) checked where it runs against ``result``'s
+    range: numpy 2 raises OverflowError where a Python int does not fit the integer dtype it
+    meets (``x_int32 + 2**40``, ``x_uint8[i] + s`` with ``s = -1``); the check is 0 and leaves
+    the value as it is.  Loop variables and sizes alone are not checked (see docs/subset.md)."""
+    if result.weak or result.dtype not in INTS or result.dtype == "int64":
+        return operands
+    return tuple(_checked_int(operand, result.dtype) if _runtime_python_int(lifter, operand) else operand
+                 for operand in operands)
+
+
+def _runtime_python_int(lifter, expr: ir.Expr) -> bool:
+    if not (expr.weak and expr.dtype == "int64") or _int_literal(expr) is not None:
+        return False
+    for node in ir.walk(expr):
+        if isinstance(node, ir.Load) and not node.index and node.weak:  # a local holding a Python int
+            return True
+        if isinstance(node, ir.Var) and node.name in lifter.arguments:  # an int argument
+            return True
+    return False
+
+
+def _checked_int(expr: ir.Expr, dtype: str) -> ir.Expr:
+    info = np.iinfo(dtype)
+    low = ir.Compare("<", expr, ir.int_const(int(info.min)))
+    outside: ir.Expr = low
+    if info.max < np.iinfo(np.int64).max:
+        outside = ir.BoolOp("or", (low, ir.Compare(">", expr, ir.int_const(int(info.max)))))
+    failed = ir.Select(outside, ir.int_const(1), ir.int_const(0), ir.INT, False)
+    flag = ir.Check(failed, ir.int_const(1), "", 0, message=f"Python integer out of bounds for {dtype}",
+                    error="OverflowError")
+    return ir.BinOp("+", expr, flag, "int64", True)
 
 
 def _int_literal(expr: ir.Expr) -> int | None:

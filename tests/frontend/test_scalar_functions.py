@@ -436,6 +436,32 @@ def test_small_ints_compare_with_python_ints_by_value(target):
     np.testing.assert_array_equal(actual, expected)
 
 
+def _add_python_int(A, s):
+    return A + s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "int8"])
+def test_python_int_outside_the_dtype_raises_overflow(dtype, target):
+    """NumPy 2 raises OverflowError where a Python int that is not a constant (an argument, the
+    array form; a local computed from one, the loop form) does not fit the integer dtype it meets;
+    values just inside the range compute as NumPy does."""
+    info = np.iinfo(dtype)
+    A = np.array([0, 1, 2, 100], dtype)
+    array = polyfuse.kernel(_add_python_int, target=target)
+    loop = make_kernel("k = s * 2\n        B[i] = A[i] + k", "A, s, B")
+    with np.errstate(over="ignore"):
+        for s in (int(info.max), int(info.min)):
+            np.testing.assert_array_equal(array(A, s), A + s)
+            expected, actual = run_both_scalars(loop, target, (A, s // 2, np.zeros(4, dtype)), 2)
+            np.testing.assert_array_equal(actual, expected)
+    for s in (int(info.max) + 1, int(info.min) - 1):
+        with pytest.raises(OverflowError):
+            array(A, s)
+        with pytest.raises(OverflowError):  # s // 2 fits, k = s // 2 * 2 does not
+            polyfuse.kernel(loop, target=target)(A, s // 2 + (s > 0), np.zeros(4, dtype))
+
+
 def run_both_scalars(func, target, args, index):
     expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
