@@ -559,8 +559,9 @@ class ExpressionLifter:
                                         "and numba); compare abs(z) or z.real instead", "complex comparison")
             common = comparison_type(lhs, rhs, promote(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
             # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
-            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
-                                    weak=common.weak))
+            part: ir.Expr = ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
+                                       weak=common.weak)
+            parts.append(_negative_python_int_first(_CMP[type(op)], lhs, rhs, part, common))
         return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts), weak=all(p.weak for p in parts))
 
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
@@ -768,6 +769,21 @@ class ExpressionLifter:
     def _arity(self, node: ast.Call, args: list, n: int) -> None:
         if len(args) != n:
             raise self.lifter.error(node, f"{ast.unparse(node.func)}() takes {n} argument(s)")
+
+
+def _negative_python_int_first(symbol: str, lhs: ir.Expr, rhs: ir.Expr, part: ir.Expr, common: VType) -> ir.Expr:
+    """``x_uint64 < s`` of a Python int ``s``: numpy 2 compares by value, and no integer dtype holds
+    both ranges; a negative ``s`` is below every uint64, so the answer is known there (``x > -1``
+    is True), and the uint64 comparison ``part`` is exact for the other values."""
+    if common.dtype != "uint64" or common.weak:
+        return part
+    sides = [e.weak and e.dtype == "int64" for e in (lhs, rhs)]
+    if sides[0] == sides[1]:
+        return part
+    python = lhs if sides[0] else rhs
+    below = symbol in ("<", "<=", "!=") if sides[0] else symbol in (">", ">=", "!=")  # python < x
+    negative = ir.Compare("<", python, ir.int_const(0), weak=True)
+    return ir.Select(negative, ir.Const(below, "bool", False), part, "bool", False)
 
 
 def reassociated(update: ir.Expr) -> ir.Expr:

@@ -429,9 +429,11 @@ def test_unsupported_numpy_scalar_argument():
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
-def test_small_ints_compare_with_python_ints_by_value(target):
-    k = make_kernel("B[i] = (A[i] < n) + 2 * (A[i] > -1) + 4 * (A[i] == 300) + 8 * (A[i] >= m)", "A, n, m, B")
-    A = np.array([0, 1, 44, 200, 255], np.uint8)
+@pytest.mark.parametrize("dtype", ["uint8", "uint64"])  # uint64: no integer dtype holds -5 and 2**64 - 1
+def test_small_ints_compare_with_python_ints_by_value(target, dtype):
+    k = make_kernel("B[i] = (A[i] < n) + 2 * (A[i] > -1) + 4 * (A[i] == 300) + 8 * (A[i] >= m) + 16 * (m < A[i])",
+                    "A, n, m, B")
+    A = np.array([0, 1, 44, 200, 255], dtype)
     expected, actual = run_both_scalars(k, target, (A, 300, -5, np.zeros(5, np.int64)), 3)
     np.testing.assert_array_equal(actual, expected)
 
