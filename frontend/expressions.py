@@ -31,6 +31,7 @@ from .scalars import (
     check_int_literals,
     comparison_type,
     component,
+    exact_extreme,
     module_constant,
     range_checked,
 )
@@ -668,8 +669,10 @@ class ExpressionLifter:
         result = args[0]
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
-            result = ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common),
-                              common.dtype, common.weak)
+            wide = exact_extreme(name, self.coerce(result, _unbool(vtype(result))),
+                                 self.coerce(arg, _unbool(vtype(arg))), common)
+            result = self.coerce(wide, common) if wide is not None else \
+                ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common), common.dtype, common.weak)
         if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
             self.chosen(node, name, result)
         return result

@@ -125,13 +125,14 @@ class ScalarCalls:
         if canonical in funcs.PREDICATES:
             return ir.Call(canonical, (self.ex.coerce(args[0], _unweak(args[0])),), "bool", False, "np")
         if canonical == "pow" and not result.is_float:
-            base, exponent = (self.ex.coerce(a, result) for a in args)
+            base, exponent = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result))
             return ir.BinOp("**", base, exponent, result.dtype, False)
         if canonical in ("floor", "ceil", "trunc", "rint") and not result.is_float:
             return self.ex.coerce(args[0], result)  # numpy 2 keeps integers as they are
         if not result.is_float and canonical not in ("maximum", "minimum", "fmax", "fmin", "sign", "fmod"):
             raise self.error(f"{self.spelled}() of {args[0].dtype} gives {result.dtype}, not a float")
-        return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in args), result.dtype, False, "np")
+        checked = range_checked(self.ex.lifter, tuple(args), result)  # np.maximum(x_int8, s): OverflowError
+        return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in checked), result.dtype, False, "np")
 
     def complex_call(self, canonical: str, args: list[ir.Expr], result: VType, lib: str) -> ir.Expr:
         """np.exp/log/sqrt and cmath.exp/log/sqrt of complex values; numpy's other ufuncs of
@@ -361,6 +362,26 @@ def range_checked(lifter, operands: tuple[ir.Expr, ...], result: VType) -> tuple
         return operands
     return tuple(_checked_int(operand, result.dtype) if _runtime_python_int(lifter, operand) else operand
                  for operand in operands)
+
+
+def exact_extreme(name: str, lhs: ir.Expr, rhs: ir.Expr, common: VType) -> ir.Expr | None:
+    """``min(x_int32[i], s)`` / ``max(...)`` of a Python int that may not fit ``common``, the
+    integer dtype NEP 50 gives: Python compares by value and returns the operand it chose, so
+    compute in int64 (exact) and check the choice fits (a Python int outside ``common`` raises
+    OverflowError where it then meets the dtype; the element always fits).  None: nothing to do
+    (no such int; a literal that fits compares exactly in ``common``)."""
+    if common.weak or common.dtype not in INTS or common.dtype in ("int64", "uint64"):
+        return None
+    info = np.iinfo(common.dtype)
+    risky = False
+    for operand in (lhs, rhs):
+        if operand.weak and operand.dtype == "int64":
+            value = _int_literal(operand)
+            risky = risky or value is None or not info.min <= value <= info.max
+    if not risky:
+        return None
+    wide = tuple(e if e.dtype == "int64" else ir.Cast(e, "int64", False) for e in (lhs, rhs))
+    return _checked_int(ir.BinOp(name, wide[0], wide[1], "int64", True), common.dtype)
 
 
 def _runtime_python_int(lifter, expr: ir.Expr) -> bool:

@@ -451,17 +451,19 @@ def test_python_int_outside_the_dtype_raises_overflow(dtype, target):
     info = np.iinfo(dtype)
     A = np.array([0, 1, 2, 100], dtype)
     array = polyfuse.kernel(_add_python_int, target=target)
-    loop = make_kernel("k = s * 2\n        B[i] = A[i] + k", "A, s, B")
+    # min() compares by value and returns A[i] where s * s * 4 + 1 is beyond int32 (it wrapped)
+    loop = make_kernel("C[i] = min(A[i], s * s * 4 + 1)\n        k = s * 2\n        B[i] = A[i] + k", "A, s, B, C")
     with np.errstate(over="ignore"):
         for s in (int(info.max), int(info.min)):
             np.testing.assert_array_equal(array(A, s), A + s)
-            expected, actual = run_both_scalars(loop, target, (A, s // 2, np.zeros(4, dtype)), 2)
-            np.testing.assert_array_equal(actual, expected)
+            for index in (2, 3):
+                expected, actual = run_both_scalars(loop, target, (A, s // 2, np.zeros(4, dtype), A * 0), index)
+                np.testing.assert_array_equal(actual, expected)
     for s in (int(info.max) + 1, int(info.min) - 1):
         with pytest.raises(OverflowError):
             array(A, s)
         with pytest.raises(OverflowError):  # s // 2 fits, k = s // 2 * 2 does not
-            polyfuse.kernel(loop, target=target)(A, s // 2 + (s > 0), np.zeros(4, dtype))
+            polyfuse.kernel(loop, target=target)(A, s // 2 + (s > 0), np.zeros(4, dtype), A * 0)
 
 
 def run_both_scalars(func, target, args, index):
