@@ -26,7 +26,15 @@ from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .local_versions import version_read
 from .numba_values import BOXED
-from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
+from .scalars import (
+    ScalarCalls,
+    check_int_literals,
+    comparison_type,
+    component,
+    exact_extreme,
+    module_constant,
+    range_checked,
+)
 from .scalars import arity as scalar_arity
 from .types import (
     BOOL,
@@ -368,6 +376,7 @@ class ExpressionLifter:
         else:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
@@ -388,6 +397,7 @@ class ExpressionLifter:
                                     "write a float base", "integer power")
         result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
         exponent = self.coerce(rhs, result)
         negative = ir.Select(ir.Compare("<", exponent, self.coerce(ir.Const(0, "int64", True), result)),
                              ir.int_const(1), ir.int_const(0), ir.INT, False)
@@ -422,6 +432,7 @@ class ExpressionLifter:
         except TypeError:
             raise self.lifter.error(node, _bitwise_refusal(symbol, lhs.dtype, rhs.dtype), "bitwise operator") from None
         check_int_literals(self.lifter, node, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
@@ -549,8 +560,9 @@ class ExpressionLifter:
                                         "and numba); compare abs(z) or z.real instead", "complex comparison")
             common = comparison_type(lhs, rhs, promote(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
             # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
-            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
-                                    weak=common.weak))
+            part: ir.Expr = ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
+                                       weak=common.weak)
+            parts.append(_negative_python_int_first(_CMP[type(op)], lhs, rhs, part, common))
         return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts), weak=all(p.weak for p in parts))
 
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
@@ -657,8 +669,10 @@ class ExpressionLifter:
         result = args[0]
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
-            result = ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common),
-                              common.dtype, common.weak)
+            wide = exact_extreme(name, self.coerce(result, _unbool(vtype(result))),
+                                 self.coerce(arg, _unbool(vtype(arg))), common)
+            result = self.coerce(wide, common) if wide is not None else \
+                ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common), common.dtype, common.weak)
         if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
             self.chosen(node, name, result)
         return result
@@ -758,6 +772,21 @@ class ExpressionLifter:
     def _arity(self, node: ast.Call, args: list, n: int) -> None:
         if len(args) != n:
             raise self.lifter.error(node, f"{ast.unparse(node.func)}() takes {n} argument(s)")
+
+
+def _negative_python_int_first(symbol: str, lhs: ir.Expr, rhs: ir.Expr, part: ir.Expr, common: VType) -> ir.Expr:
+    """``x_uint64 < s`` of a Python int ``s``: numpy 2 compares by value, and no integer dtype holds
+    both ranges; a negative ``s`` is below every uint64, so the answer is known there (``x > -1``
+    is True), and the uint64 comparison ``part`` is exact for the other values."""
+    if common.dtype != "uint64" or common.weak:
+        return part
+    sides = [e.weak and e.dtype == "int64" for e in (lhs, rhs)]
+    if sides[0] == sides[1]:
+        return part
+    python = lhs if sides[0] else rhs
+    below = symbol in ("<", "<=", "!=") if sides[0] else symbol in (">", ">=", "!=")  # python < x
+    negative = ir.Compare("<", python, ir.int_const(0), weak=True)
+    return ir.Select(negative, ir.Const(below, "bool", False), part, "bool", False)
 
 
 def reassociated(update: ir.Expr) -> ir.Expr:

@@ -84,7 +84,7 @@ from .returns import (
     weak_kind,
 )
 from .rewrite import rewrite
-from .scalars import check_int_literals
+from .scalars import check_int_literals, range_checked
 from .source import KernelSource, ReturnedPrefixes, read_source, walk
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
@@ -519,6 +519,7 @@ class Lifter:
             index = tuple(a.expr for a in index_aff)
             dtype = self.arrays[array].dtype
             check_int_literals(self, node, (value,), VType(dtype, False))  # x_int8[i] = 1000: OverflowError
+            value, = range_checked(self, (value,), VType(dtype, False))  # x_int8[i] = s: the same
             write_text = access_text(isl_name(array), self.arrays[array], index_aff)
             if has_runtime_index(index):  # may write any element: modelled as reading them all
                 lifter.read_texts.append((write_text, None))  # and writing back the others

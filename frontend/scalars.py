@@ -125,13 +125,14 @@ class ScalarCalls:
         if canonical in funcs.PREDICATES:
             return ir.Call(canonical, (self.ex.coerce(args[0], _unweak(args[0])),), "bool", False, "np")
         if canonical == "pow" and not result.is_float:
-            base, exponent = (self.ex.coerce(a, result) for a in args)
+            base, exponent = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result))
             return ir.BinOp("**", base, exponent, result.dtype, False)
         if canonical in ("floor", "ceil", "trunc", "rint") and not result.is_float:
             return self.ex.coerce(args[0], result)  # numpy 2 keeps integers as they are
         if not result.is_float and canonical not in ("maximum", "minimum", "fmax", "fmin", "sign", "fmod"):
             raise self.error(f"{self.spelled}() of {args[0].dtype} gives {result.dtype}, not a float")
-        return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in args), result.dtype, False, "np")
+        checked = range_checked(self.ex.lifter, tuple(args), result)  # np.maximum(x_int8, s): OverflowError
+        return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in checked), result.dtype, False, "np")
 
     def complex_call(self, canonical: str, args: list[ir.Expr], result: VType, lib: str) -> ir.Expr:
         """np.exp/log/sqrt and cmath.exp/log/sqrt of complex values; numpy's other ufuncs of
@@ -235,7 +236,7 @@ class ScalarCalls:
         gives (a numpy value even of two Python ints)."""
         result = self.numpy_result(ufunc, args)
         check_int_literals(self.ex.lifter, self.node, tuple(args), result)
-        lhs, rhs = (self.ex.coerce(a, result) for a in args)
+        lhs, rhs = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result))
         return ir.BinOp(symbol, lhs, rhs, result.dtype, False)
 
     def np_invert(self, args: list[ir.Expr]) -> ir.Expr:
@@ -349,6 +350,61 @@ def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], res
             raise lifter.error(node, f"Python integer {value} is out of bounds for {result.dtype} "
                                "(numpy raises OverflowError); convert explicitly, e.g. np.int16(x)",
                                "integer literal out of range")
+
+
+def range_checked(lifter, operands: tuple[ir.Expr, ...], result: VType) -> tuple[ir.Expr, ...]:
+    """``operands`` of an operation of type ``result``, each Python int that is not a constant
+    (an int argument, a local computed from them) checked where it runs against ``result``'s
+    range: numpy 2 raises OverflowError where a Python int does not fit the integer dtype it
+    meets (``x_int32 + 2**40``, ``x_uint8[i] + s`` with ``s = -1``); the check is 0 and leaves
+    the value as it is.  Loop variables and sizes alone are not checked (see docs/subset.md)."""
+    if result.weak or result.dtype not in INTS or result.dtype == "int64":
+        return operands
+    return tuple(_checked_int(operand, result.dtype) if _runtime_python_int(lifter, operand) else operand
+                 for operand in operands)
+
+
+def exact_extreme(name: str, lhs: ir.Expr, rhs: ir.Expr, common: VType) -> ir.Expr | None:
+    """``min(x_int32[i], s)`` / ``max(...)`` of a Python int that may not fit ``common``, the
+    integer dtype NEP 50 gives: Python compares by value and returns the operand it chose, so
+    compute in int64 (exact) and check the choice fits (a Python int outside ``common`` raises
+    OverflowError where it then meets the dtype; the element always fits).  None: nothing to do
+    (no such int; a literal that fits compares exactly in ``common``)."""
+    if common.weak or common.dtype not in INTS or common.dtype in ("int64", "uint64"):
+        return None
+    info = np.iinfo(common.dtype)
+    risky = False
+    for operand in (lhs, rhs):
+        if operand.weak and operand.dtype == "int64":
+            value = _int_literal(operand)
+            risky = risky or value is None or not info.min <= value <= info.max
+    if not risky:
+        return None
+    wide = tuple(e if e.dtype == "int64" else ir.Cast(e, "int64", False) for e in (lhs, rhs))
+    return _checked_int(ir.BinOp(name, wide[0], wide[1], "int64", True), common.dtype)
+
+
+def _runtime_python_int(lifter, expr: ir.Expr) -> bool:
+    if not (expr.weak and expr.dtype == "int64") or _int_literal(expr) is not None:
+        return False
+    for node in ir.walk(expr):
+        if isinstance(node, ir.Load) and not node.index and node.weak:  # a local holding a Python int
+            return True
+        if isinstance(node, ir.Var) and node.name in lifter.arguments:  # an int argument
+            return True
+    return False
+
+
+def _checked_int(expr: ir.Expr, dtype: str) -> ir.Expr:
+    info = np.iinfo(dtype)
+    low = ir.Compare("<", expr, ir.int_const(int(info.min)))
+    outside: ir.Expr = low
+    if info.max < np.iinfo(np.int64).max:
+        outside = ir.BoolOp("or", (low, ir.Compare(">", expr, ir.int_const(int(info.max)))))
+    failed = ir.Select(outside, ir.int_const(1), ir.int_const(0), ir.INT, False)
+    flag = ir.Check(failed, ir.int_const(1), "", 0, message=f"Python integer out of bounds for {dtype}",
+                    error="OverflowError")
+    return ir.BinOp("+", expr, flag, "int64", True)
 
 
 def _int_literal(expr: ir.Expr) -> int | None:

@@ -492,6 +492,8 @@ def _refuse_runtime_subscripts(program: LoopProgram) -> None:
                 "does not run yet; use target='cpu' or 'python'", stmt.span, stmt.region.reason)
         for root in (stmt.value, *stmt.index):
             for node in ir.walk(root):
+                if isinstance(node, ir.Check) and node.error == "OverflowError":
+                    continue  # a Python int outside an integer dtype: not checked on the device (exprs._Check)
                 if isinstance(node, ir.Check):
                     raise UnsupportedError(
                         "an assert checked at run time (inside a loop or branch, or of array values) is not "

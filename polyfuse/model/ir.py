@@ -176,6 +176,7 @@ class Check(Index):
 
 CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError,
                                             "IndexError": IndexError,  # p[0] of an empty selection
+                                            "OverflowError": OverflowError,  # a Python int outside a dtype
                                             "LinAlgError": np.linalg.LinAlgError,  # np.linalg's (frontend.array_lapack)
                                             "UnsupportedError": UnsupportedError,  # slice bounds checked where they run
                                             "UnboundLocalError": UnboundLocalError,  # frontend.loop_values

@@ -54,8 +54,8 @@ def _kernel(func, target):
 
 
 def run_both(func, target, args, out_index=1):
-    expected = [a.copy() for a in args]
-    actual = [a.copy() for a in args]
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     with np.errstate(all="ignore"):
         func(*expected)
         _kernel(func, target)(*actual)
@@ -369,11 +369,13 @@ def test_cuda_renders_the_scalar_functions():
     k = make_kernel("B[i] = np.maximum(A[i], 0.25) + np.fmin(A[i], 1.0) + np.sign(A[i]) + np.rint(A[i] * 3)"
                     " + np.trunc(A[i] * 2.5) + np.power(np.abs(A[i]), 0.5) + np.logaddexp(A[i], 1.0)"
                     " + np.cbrt(A[i]) + np.exp2(A[i]) + np.arctan2(A[i], 2.0) + math.log1p(abs(A[i]))"
-                    "\n        C[i] = np.uint8(D[i] * 3) + np.fmod(D[i], np.uint8(7)) + np.int8(A[i] * 10)"
-                    "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E")
+                    "\n        C[i] = np.uint8(D[i] * 3) + np.fmod(D[i], np.uint8(7)) + np.int8(A[i] * 10) + s"
+                    "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E, s")
     A = np.array([0.5, -1.25, 2.5, 0.0, -0.0, 3.75, -2.5, 1.5])
     D = np.arange(8, dtype=np.uint8) * 40
-    args = (A, np.zeros(8), np.zeros(8, np.uint8), D, np.zeros(8, bool))
+    # s, a Python int, meets int16: the OverflowError check (frontend.scalars.range_checked) is not
+    # made on the device, which has no error path, but must not refuse the kernel
+    args = (A, np.zeros(8), np.zeros(8, np.uint8), D, np.zeros(8, bool), 3)
     for index in (1, 2, 4):
         expected, actual = run_both(k, "cuda", args, out_index=index)
         assert actual.dtype == expected.dtype
@@ -429,11 +431,41 @@ def test_unsupported_numpy_scalar_argument():
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
-def test_small_ints_compare_with_python_ints_by_value(target):
-    k = make_kernel("B[i] = (A[i] < n) + 2 * (A[i] > -1) + 4 * (A[i] == 300) + 8 * (A[i] >= m)", "A, n, m, B")
-    A = np.array([0, 1, 44, 200, 255], np.uint8)
+@pytest.mark.parametrize("dtype", ["uint8", "uint64"])  # uint64: no integer dtype holds -5 and 2**64 - 1
+def test_small_ints_compare_with_python_ints_by_value(target, dtype):
+    k = make_kernel("B[i] = (A[i] < n) + 2 * (A[i] > -1) + 4 * (A[i] == 300) + 8 * (A[i] >= m) + 16 * (m < A[i])",
+                    "A, n, m, B")
+    A = np.array([0, 1, 44, 200, 255], dtype)
     expected, actual = run_both_scalars(k, target, (A, 300, -5, np.zeros(5, np.int64)), 3)
     np.testing.assert_array_equal(actual, expected)
+
+
+def _add_python_int(A, s):
+    return A + s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "int8"])
+def test_python_int_outside_the_dtype_raises_overflow(dtype, target):
+    """NumPy 2 raises OverflowError where a Python int that is not a constant (an argument, the
+    array form; a local computed from one, the loop form) does not fit the integer dtype it meets;
+    values just inside the range compute as NumPy does."""
+    info = np.iinfo(dtype)
+    A = np.array([0, 1, 2, 100], dtype)
+    array = polyfuse.kernel(_add_python_int, target=target)
+    # min() compares by value and returns A[i] where s * s * 4 + 1 is beyond int32 (it wrapped)
+    loop = make_kernel("C[i] = min(A[i], s * s * 4 + 1)\n        k = s * 2\n        B[i] = A[i] + k", "A, s, B, C")
+    with np.errstate(over="ignore"):
+        for s in (int(info.max), int(info.min)):
+            np.testing.assert_array_equal(array(A, s), A + s)
+            for index in (2, 3):
+                expected, actual = run_both_scalars(loop, target, (A, s // 2, np.zeros(4, dtype), A * 0), index)
+                np.testing.assert_array_equal(actual, expected)
+    for s in (int(info.max) + 1, int(info.min) - 1):
+        with pytest.raises(OverflowError):
+            array(A, s)
+        with pytest.raises(OverflowError):  # s // 2 fits, k = s // 2 * 2 does not
+            polyfuse.kernel(loop, target=target)(A, s // 2 + (s > 0), np.zeros(4, dtype), A * 0)
 
 
 def run_both_scalars(func, target, args, index):
