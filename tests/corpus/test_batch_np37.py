@@ -38,11 +38,10 @@ REFUSED = {
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
     # np41's: arrays of np.unique's length (np.bincount of its inverse) divided elementwise and
-    # fancy-indexed, max() of an np.int64 and a Python int (its type picked by value), a selection
-    # used two statements later, NumPy's introselect order
+    # fancy-indexed, a selection used two statements later, NumPy's introselect order (hist_equalize's
+    # max() of an np.int64 and a Python int compiles since np42: both picks give one dtype)
     "groupby_mean_unique": "'sums' is used otherwise or bound again",
     "value_counts_sorted": "an array of np.unique's length is supported where",
-    "hist_equalize": "cannot tell the dtype of this array expression",
     "threshold_otsu_like": "'fg' holds a boolean-mask selection, usable only in a reduction",
     "argpartition_topk": "argpartition() is not supported",
 }
