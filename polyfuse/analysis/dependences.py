@@ -374,7 +374,8 @@ def dependences_after_rewrite(scop: Scop, kept: Dependences, arrays: frozenset[s
     the same statement instances as before, at the same elements, in the same program order
     (a store and its reader sent through a new local: schedule/overwritten.py; a zeroing that
     accesses only ``out`` dropped and its product widened or made to write ``out``:
-    loop_products.fold_zeroing).  An array's dependences depend on its own accesses and their
+    loop_products.fold_zeroing; a scaling that accesses only ``out`` dropped into its product's alpha:
+    loop_products.fold_scales).  An array's dependences depend on its own accesses and their
     order only, so ``kept``'s stay for the others; those of ``arrays`` are computed (in
     ``scop.arrays``' order, as compute_dependences lists them).
 

@@ -209,7 +209,8 @@ def fold_scales(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision,
     for product, scaling, (operator, factor, first) in folds:
         scop = _with_scale(scop, scop.statement(product), scaling, operator, factor, first)
         notes[product] = f"{scaling.name} (line {scaling.span.line})"
-    deps = compute_dependences(scop)
+    # (a scaling accesses only its out; the product's own accesses stay as they were)
+    deps = dependences_after_rewrite(scop, deps, frozenset(scaling.array for _, scaling, _ in folds))
     return scop, deps, tuple(d if d.statement not in notes else dataclasses.replace(
         d, scaled=notes[d.statement], product=_product_of(scop.statement(d.statement)).describe()) for d in decisions)
 

@@ -251,7 +251,10 @@ def test_a_triangle_of_a_times_its_transpose_runs_on_syrk(triangle, c_order, a_o
     np.testing.assert_array_equal(got[untouched], C[untouched])
 
 
-def test_covariance_s_upper_triangle_of_data_t_data_runs_on_syrk():
+def test_covariance_s_upper_triangle_of_data_t_data_runs_on_syrk(monkeypatch):
+    # the zeroing's and the scale's folds: only cov's dependences computed again, checked
+    # against all of them computed again (where this source compiles here, not from _kernel's memo)
+    checked = rewritten_dependences_checked(monkeypatch, loop_products)
     source = """
 def k(cov, data):
     for i in range(cov.shape[0]):
@@ -269,6 +272,7 @@ def k(cov, data):
     # divide the sum, NaN and inf where the user's function has them
     (decision,) = kernel.explain(_m(50, 50), _m(60, 50))["loop products"]
     assert decision["scaled"].startswith("S2 (line") and decision["product"].startswith("cov = (1.0 / ")
+    assert all(arrays == frozenset({"cov"}) for arrays in checked)
     with np.errstate(divide="ignore", invalid="ignore"):
         _run(source, _m(50, 50), np.where(_m(1, 50) < 0.5, 0.0, _m(1, 50)))
 
