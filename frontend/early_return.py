@@ -267,8 +267,8 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
                 out.append(_at(ast.If(ast.Name(RETURNED, ast.Load()), [_at(ast.Break(), stmt)], []), stmt))
         elif isinstance(stmt, ast.If):
             leaves = [_surely_returns(stmt.body), _surely_returns(stmt.orelse)]
-            pushed = leaves.count(True) == 1 or _open_leaves(stmt) <= MAX_REST_COPIES and stmts[k + 1:] != [] \
-                and not any(leaves)
+            pushed = leaves.count(True) == 1 or in_loop and not any(leaves) and stmts[k + 1:] != [] \
+                and _open_leaves(stmt) <= MAX_REST_COPIES
             if leaves.count(True) == 1:  # the rest runs exactly where the other branch ran: put it there
                 branch = "orelse" if leaves[0] else "body"
                 setattr(stmt, branch, getattr(stmt, branch) + stmts[k + 1:])
@@ -289,7 +289,7 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
     return out
 
 
-MAX_REST_COPIES = 3  # the rest of a block copied into at most this many leaves of an if/elif chain
+MAX_REST_COPIES = 3  # the rest of a loop body copied into at most this many leaves of an if/elif chain
 
 
 def _open_leaves(stmt: ast.If) -> int:

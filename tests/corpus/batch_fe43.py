@@ -6,7 +6,14 @@ with cell lists and periodic images, images (two-pass distance transforms, 8-con
 labelling with equivalences, rotations, non-maximum suppression, Harris), signals (biquad
 cascades, decimating FIR, DC blockers, interpolated crossings, prominences), text on uint8
 arrays (KMP, RLE decoding, CSV fields, palindromes), integer hashing and bit tricks, while loops
-to convergence; @njit helpers, tuple returns, early exits, ``s = 0`` then ``s += x[i]``."""
+to convergence; @njit helpers, tuple returns, early exits, ``s = 0`` then ``s += x[i]``.
+
+At ec6efd2 (cpu and python targets, four seeds each, POLYFUSE_NUM_THREADS=2): 72 match, 8 refused,
+none wrong or crashed.  After fe43's fixes 75 match (np.uint64 of literals above int64: murmur's
+fmix64 and splitmix64; ``return out[:i]`` from inside the loop: hex_decode_u8), and the five
+refusals left are the supported answer (test_batches.REFUSED): a recursive helper, an early return
+of an empty array before a count-then-allocate buffer (two), and allocations whose extent is an
+element of the data (a CSR-style prefix sum's last entry, a sum of run lengths)."""
 
 import math
 
