@@ -110,17 +110,20 @@ def _without_flag(block: list[ast.stmt]) -> list[ast.stmt]:
 def _prefix_returned(body: list[ast.stmt]) -> str | None:
     """The local array every return of the kernel's ``body`` gives back, whole or a prefix
     (``return out[:i]`` inside a loop, ``return out`` at the end: hex decoding that stops at the
-    first bad digit), a slice of it at least once, when it is bound in ``body`` (not a parameter,
-    whose return is the caller's object itself) and never again from the first return on."""
+    first bad digit), a slice of it at least once, when ``body`` binds it to method or module
+    calls alone (``np.zeros(n)``, ``x.copy()``: not a parameter, whose return is the caller's
+    object itself, nor a list) and never again from the first return on."""
     values = [n.value for s in body for n in _walk_returns(s)]
     cuts = [_prefix_of(v) for v in values]
     bases = [cut[0] if cut is not None else v for cut, v in zip(cuts, values)]
     if all(cut is None for cut in cuts):
         return None
     name = _one_name(body, bases)
-    bound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                for s in body for n in walk(s))
-    return name if bound else None
+    values = [n.value for s in body for n in walk(s) if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    if not values or any(not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)) for v in values):
+        return None  # a parameter, a list or tuple (list(), divmod(), a helper's), or bound otherwise
+    return name
 
 
 def _prefix_of(value: ast.expr | None) -> tuple[ast.Name, ast.expr] | None:
@@ -134,13 +137,12 @@ def _prefix_of(value: ast.expr | None) -> tuple[ast.Name, ast.expr] | None:
 
 def _stops_kept(body: list[ast.stmt], name: str) -> list[ast.stmt]:
     """``body`` with each ``return name[:e]`` made ``STOP = e; return name`` and each ``return
-    name`` ``STOP = name.shape[0]; return name``: the final return gives ``name[:STOP]``, the
+    name`` ``STOP = len(name); return name``: the final return gives ``name[:STOP]``, the
     prefix Python returned (nothing runs after a return, so ``name`` holds the same values)."""
     class Stops(ast.NodeTransformer):
         def visit_Return(self, node: ast.Return):
             cut = _prefix_of(node.value)
-            stop = cut[1] if cut is not None else \
-                ast.Subscript(ast.Attribute(ast.Name(name, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())
+            stop = cut[1] if cut is not None else ast.Call(ast.Name("len", ast.Load()), [ast.Name(name, ast.Load())], [])
             return [_at(ast.Assign([ast.Name(STOP, ast.Store())], stop), node),
                     _at(ast.Return(ast.Name(name, ast.Load())), node)]
 

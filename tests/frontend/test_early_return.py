@@ -103,3 +103,19 @@ def test_a_prefix_of_the_returned_array_from_a_loop(target):
         t = np.frombuffer(text, dtype=np.uint8).copy()
         want, got = digits_until_bad(t), kernel(t)
         assert got.dtype == want.dtype and np.array_equal(got, want), (text, got, want)
+
+
+def list_until_negative(x):
+    res = []
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            return res[:i]
+        res.append(x[i])
+    return res
+
+
+def test_a_list_returned_whole_or_in_part_is_still_refused():
+    """A list is no array: its prefix is not rewritten as one (it returned an array for Python's
+    list before the rewrite was limited to names bound by calls such as np.zeros)."""
+    with pytest.raises(UnsupportedError, match="list 'res'"):
+        polyfuse.kernel(list_until_negative, target="python")(np.array([1.0, -2.0]))
