@@ -23,10 +23,11 @@ first refuses a body that returns a value somewhere but can end without a return
 from __future__ import annotations
 
 import ast
+import copy
 
 from .source import walk
 
-RESULT, RETURNED = "_pf_result", "_pf_returned"
+RESULT, RETURNED, STOP = "_pf_result", "_pf_returned", "_pf_stop"
 
 
 def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool = False) -> list[ast.stmt]:
@@ -45,6 +46,9 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
         and isinstance(body[0].value.value, str) else []
     body = body[len(docstring):]
     first = body[0]
+    prefix = _prefix_returned(body) if kernel else None
+    if prefix is not None:  # return out[:i] in the loop, return out at the end: one name, its stop
+        body = _stops_kept(body, prefix)
     same = _same_name_returned(body)
     if same is not None:  # return out everywhere, out never bound again after a return: its last value
         value_used = False
@@ -57,6 +61,10 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
     value = None if not value_used else loads[0] if names == [RESULT] else ast.Tuple(loads, ast.Load())
     if same is not None:
         value = ast.Name(same, ast.Load())
+    if prefix is not None:
+        value = ast.Subscript(ast.Name(prefix, ast.Load()), ast.Slice(None, ast.Name(STOP, ast.Load()), None),
+                              ast.Load())
+        init.append(_at(ast.Assign([ast.Name(STOP, ast.Store())], ast.Constant(0)), first))
     block = _block(body, False, names)
     if all(_assigns_first(block, name) for name in results) and not _reads(block, RETURNED):
         # every path ends in a return outside loops (an if/else tree): no initial value is seen,
@@ -96,6 +104,57 @@ def _without_flag(block: list[ast.stmt]) -> list[ast.stmt]:
             stmt.body = _without_flag(stmt.body) or [_at(ast.Pass(), stmt)]
             stmt.orelse = _without_flag(stmt.orelse)
         out.append(stmt)
+    return out
+
+
+def _prefix_returned(body: list[ast.stmt]) -> str | None:
+    """The local array every return of the kernel's ``body`` gives back, whole or a prefix
+    (``return out[:i]`` inside a loop, ``return out`` at the end: hex decoding that stops at the
+    first bad digit), a slice of it at least once, when ``body`` binds it to method or module
+    calls alone (``np.zeros(n)``, ``x.copy()``: not a parameter, whose return is the caller's
+    object itself, nor a list) and never again from the first return on."""
+    values = [n.value for s in body for n in _walk_returns(s)]
+    cuts = [_prefix_of(v) for v in values]
+    bases = [cut[0] if cut is not None else v for cut, v in zip(cuts, values)]
+    if all(cut is None for cut in cuts):
+        return None
+    name = _one_name(body, bases)
+    values = [n.value for s in body for n in walk(s) if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    if not values or any(not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)) for v in values):
+        return None  # a parameter, a list or tuple (list(), divmod(), a helper's), or bound otherwise
+    return name
+
+
+def _prefix_of(value: ast.expr | None) -> tuple[ast.Name, ast.expr] | None:
+    """(``out``, ``e``) of ``out[:e]``; None for another value."""
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and isinstance(value.slice, ast.Slice):
+        part = value.slice
+        if part.lower is None and part.step is None and part.upper is not None:
+            return value.value, part.upper
+    return None
+
+
+def _stops_kept(body: list[ast.stmt], name: str) -> list[ast.stmt]:
+    """``body`` with each ``return name[:e]`` made ``STOP = e; return name`` and each ``return
+    name`` ``STOP = len(name); return name``: the final return gives ``name[:STOP]``, the
+    prefix Python returned (nothing runs after a return, so ``name`` holds the same values)."""
+    class Stops(ast.NodeTransformer):
+        def visit_Return(self, node: ast.Return):
+            cut = _prefix_of(node.value)
+            stop = cut[1] if cut is not None else ast.Call(ast.Name("len", ast.Load()), [ast.Name(name, ast.Load())], [])
+            return [_at(ast.Assign([ast.Name(STOP, ast.Store())], stop), node),
+                    _at(ast.Return(ast.Name(name, ast.Load())), node)]
+
+        def visit_FunctionDef(self, node):
+            return node  # a nested def's returns are its own
+
+        visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    out: list[ast.stmt] = []
+    for stmt in body:
+        new = Stops().visit(stmt)
+        out.extend(new if isinstance(new, list) else [new])
     return out
 
 
@@ -210,13 +269,17 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
                 out.append(_at(ast.If(ast.Name(RETURNED, ast.Load()), [_at(ast.Break(), stmt)], []), stmt))
         elif isinstance(stmt, ast.If):
             leaves = [_surely_returns(stmt.body), _surely_returns(stmt.orelse)]
+            pushed = leaves.count(True) == 1 or in_loop and not any(leaves) and stmts[k + 1:] != [] \
+                and _open_leaves(stmt) <= MAX_REST_COPIES
             if leaves.count(True) == 1:  # the rest runs exactly where the other branch ran: put it there
                 branch = "orelse" if leaves[0] else "body"
                 setattr(stmt, branch, getattr(stmt, branch) + stmts[k + 1:])
+            elif pushed:  # an if/elif chain, one leaf of which returns: the rest goes into the others
+                _push_rest(stmt, stmts[k + 1:])
             stmt.body = _block(stmt.body, in_loop, names)
             stmt.orelse = _block(stmt.orelse, in_loop, names)
             out.append(stmt)
-            if leaves.count(True) == 1:
+            if pushed:
                 return out
         else:  # a return nested in some other statement: left for the inliner's own checks
             out.append(stmt)
@@ -226,6 +289,36 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
             out.append(_at(ast.If(test, rest, []), stmt))
         return out
     return out
+
+
+MAX_REST_COPIES = 3  # the rest of a loop body copied into at most this many leaves of an if/elif chain
+
+
+def _open_leaves(stmt: ast.If) -> int:
+    """The leaves of the if/elif chain ``stmt`` that do not surely return, where one of its
+    leaves does (``if a: d = 1 elif b: d = 2 else: return out[:i]``: 2); a large number where
+    none does (nothing to gain by copying the rest)."""
+    def walk_leaves(branch: list[ast.stmt]):
+        if branch and isinstance(branch[-1], ast.If) and not _surely_returns(branch):
+            yield from walk_leaves(branch[-1].body)
+            yield from walk_leaves(branch[-1].orelse)
+        else:
+            yield _surely_returns(branch)
+    leaves = list(walk_leaves([stmt]))
+    return leaves.count(False) if any(leaves) else MAX_REST_COPIES + 1
+
+
+def _push_rest(stmt: ast.If, rest: list[ast.stmt]) -> None:
+    """``rest`` appended to each leaf of the chain ``stmt`` that does not surely return (a copy
+    each), so that a local those leaves assign is seen assigned where the rest reads it."""
+    for branch in ("body", "orelse"):
+        stmts = getattr(stmt, branch)
+        if _surely_returns(stmts):
+            continue
+        if stmts and isinstance(stmts[-1], ast.If) and _open_leaves(stmts[-1]) <= MAX_REST_COPIES:
+            _push_rest(stmts[-1], rest)
+        else:
+            setattr(stmt, branch, stmts + copy.deepcopy(rest))
 
 
 def _surely_returns(stmts: list[ast.stmt]) -> bool:

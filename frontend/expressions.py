@@ -637,6 +637,9 @@ class ExpressionLifter:
             z = self.convert(node.args[0])
             assert vtype(z).is_complex, "frontend.arrays marks complex magnitudes only"
             return ir.Unary("numpy_abs", z, component(z.dtype), False)
+        wide = self._unsigned_literal(node)
+        if wide is not None:
+            return wide
         args = [self.convert(a) for a in node.args]
         if isinstance(func, ast.Name):
             return self.builtin(node, func.id, args)
@@ -646,6 +649,21 @@ class ExpressionLifter:
             return ScalarCalls(self, node).np_conj([self.convert(func.value)])
         assert module is not None, "the subset checker admits calls of known modules only"
         return self.math_call(node, module, func.attr, args)
+
+    def _unsigned_literal(self, node: ast.Call) -> ir.Expr | None:
+        """``np.uint64(0xFF51AFD7ED558CCD)``: a literal above int64's range given to NumPy's
+        unsigned type that holds it (hashing constants: murmur's fmix64, splitmix64), its value
+        as that type; None for any other call (a literal that fits is converted as a Python int
+        first, as everywhere)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("uint64", "ulonglong", "uint")
+                and module_of(func.value, self.lifter.globals) == "np" and len(node.args) == 1
+                and not node.keywords and isinstance(node.args[0], ast.Constant)):
+            return None
+        value = node.args[0].value
+        if isinstance(value, bool) or not isinstance(value, int) or not 2**63 <= value < 2**64:
+            return None
+        return ir.Const(value, "uint64", False)
 
     def builtin(self, node: ast.Call, name: str, args: list[ir.Expr]) -> ir.Expr:
         if name == "abs":

@@ -52,18 +52,22 @@ def version_name(name: str, k: int) -> str:
 class LocalWrite:
     """One assignment to a local scalar: the types of the values it may give (``leaves``: a
     choice of branches of different types gives each branch's), the constant it gives (None
-    where it is not one), and whether it runs inside a loop."""
+    where it is not one), the constant each leaf gives (``leaf_constants``, None where a leaf is
+    not one: ``0`` of ``cur = max(0, cur + x[i])``), and whether it runs inside a loop."""
 
     node: ast.AST
     name: str
     leaves: tuple[VType, ...]
     constant: float | int | None
     in_loop: bool
+    leaf_constants: tuple[float | int | None, ...] = ()
 
 
 def local_write(expressions, node: ast.AST, name: str, value: ir.Expr, in_loop: bool) -> LocalWrite:
     """The record of ``name = value`` (``node``) for ``split_locals`` and ``check_loop_locals``."""
-    return LocalWrite(node, name, tuple(vtype(e) for e in leaves(expressions, value)), constant_of(value), in_loop)
+    parts = leaves(expressions, value)
+    return LocalWrite(node, name, tuple(vtype(e) for e in parts), constant_of(value), in_loop,
+                      tuple(constant_of(e) for e in parts))
 
 
 def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
@@ -226,7 +230,7 @@ def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[V
     exactly (see the module docstring), unless every read of it meets the value as its one type
     would (``reads_typed``: where Python's number converts to that type), and cannot be split
     (``loop_splits``: a loop kept as written)."""
-    for write, message in _loop_refusals(lifter, writes, split):
+    for write, message in _loop_refusals(lifter, writes, split, leaf_constants=True):
         raise lifter.error(write.node, message, "local of several types")
 
 
@@ -266,14 +270,24 @@ def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
     return {name: tuple(ts) for name, ts in types.items()}
 
 
-def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> list[tuple[LocalWrite, str]]:
-    """What ``check_loop_locals`` refuses: (the assignment, the message), per local."""
+def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
+                   leaf_constants: bool = False) -> list[tuple[LocalWrite, str]]:
+    """What ``check_loop_locals`` refuses: (the assignment, the message), per local.  With
+    ``leaf_constants`` (a loop kept as written, which cannot split the local) a constant branch
+    of a choice holds as a constant assigned alone does (``cur = max(0, cur + x[i])`` in a loop
+    with ``break``: the ``0`` is exact in the float64 local, as ``cur = 0`` before the loop is),
+    where no float or complex value of the kernel promotes differently with the branch's Python
+    number than with the local's type (a float32 does: ``0 * f32[j]`` is float32, the float64
+    local's ``0.0`` gives float64); elsewhere such a local is split, each version in Python's
+    type."""
     unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
     for write in writes:
         m = lifter.scalar_type(write.name)
         if write.name in split or m is None:
             continue
-        t = next((t for t in write.leaves if not _holds(t, write.constant, m)), None)
+        relaxed = leaf_constants and write.leaf_constants and _float_reads_alike(lifter, write.leaves, m)
+        constants = write.leaf_constants if relaxed else (write.constant,) * len(write.leaves)
+        t = next((t for t, c in zip(write.leaves, constants) if not _holds(t, c, m)), None)
         if t is not None and write.name not in unheld:
             unheld[write.name] = (write, t, m)
     out = []
@@ -285,6 +299,16 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
                         f"is read other than with {_spelled(m)} values or stored into an array); convert to one type "
                         f"where it is assigned (np.{m.dtype}(...), float(...)) or use a separate local for each type"))
     return out
+
+
+def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
+    """Whether every float or complex dtype of the kernel (its arguments, arrays and values)
+    promotes with each of ``types`` as with the local's type ``m``."""
+    dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
+    for statement in lifter.statements:
+        dtypes.update(e.dtype for e in ir.walk(statement.value))
+    others = [VType(d, False) for d in dtypes if np.dtype(d).kind in "fc"]
+    return all(promote(t, o).dtype == promote(m, o).dtype for t in types for o in others)
 
 
 def _converting(dtype: str, unheld: set[str]):

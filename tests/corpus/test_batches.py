@@ -19,18 +19,27 @@ from batch_report import run_case  # noqa: E402
 
 import polyfuse  # noqa: E402
 
-BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39", "batch_fe40", "batch_fe41")
+BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39", "batch_fe40", "batch_fe41",
+           "batch_fe43")
 # batches kept in part, on the python target (the suite's time budget): the kernels that were
 # refused or had to be fixed when the batch came (batch_report checks the rest on cpu)
 PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_counts", "sliding_min_deque",
                                    "gc_content_windows", "convex_hull_monotone", "rotate_three_buffers",
-                                   "early_return_then_count", "fib_recursive_helper"})}
+                                   "early_return_then_count", "fib_recursive_helper"}),
+         "batch_fe43": ("python", {"murmur_fmix_array", "splitmix64_fill", "gcd_recursive_helper",
+                                   "early_exit_negative_then_count", "rms_windows", "hex_decode_u8",
+                                   "verlet_neighbor_list", "rle_decode_u8"})}
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
 # inlined), and an early return of an empty array before a count-then-allocate buffer (fe41)
+# fe43: a recursive helper (gcd); an early return of an empty array before a count-then-allocate
+# buffer (early_exit_negative_then_count in a loop; rms_windows under a size test, its count a
+# floor division by an argument); an allocation whose extent is an element of the data (verlet_neighbor_list's
+# ``np.empty(start[n])``, rle_decode_u8's sum of the counts)
 REFUSED = {"int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
-           "early_return_then_count"}
+           "early_return_then_count", "gcd_recursive_helper", "early_exit_negative_then_count", "rms_windows",
+           "verlet_neighbor_list", "rle_decode_u8"}
 
 
 def _cases():

@@ -99,8 +99,21 @@ def xorshift_int64(seed, out):
     return x
 
 
+def splitmix64(seed, out):
+    """Vigna's splitmix64: its constants are above int64's range, given to np.uint64 (a literal
+    that no int64 holds, taken as the uint64 it names; fe43: refused before)."""
+    state = np.uint64(seed)
+    for i in range(out.shape[0]):
+        state += np.uint64(0x9E3779B97F4A7C15)
+        z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        out[i] = z ^ (z >> np.uint64(31))
+    return state
+
+
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("fn, dtype", [(xorshift64, np.uint64), (xorshift_int64, np.int64)])
+@pytest.mark.parametrize("fn, dtype", [(xorshift64, np.uint64), (xorshift_int64, np.int64),
+                                       (splitmix64, np.uint64)])
 def test_xorshift_generators(target, fn, dtype):
     for seed in (1, 88172645463325252, 2**62 + 12345):
         run_both(fn, seed, np.zeros(50, dtype), target=target)

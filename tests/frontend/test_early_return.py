@@ -77,3 +77,45 @@ def test_an_array_returned_from_a_loop_is_refused_at_the_return():
 def test_helpers_without_returns_in_loops_are_left_alone():
     body = ast.parse("def f(x):\n    if x > 0:\n        return 1\n    return 2\n").body[0].body
     assert single_exit(body) is body
+
+
+def digits_until_bad(text):
+    """A decoder that stops at the first bad character: ``return out[:i]`` from inside the loop,
+    ``return out`` at the end (fe43: refused before), and an if/elif chain whose last leaf returns,
+    so the rest of the loop body (reading ``d``) goes into the two leaves that assign ``d``."""
+    out = np.zeros(text.shape[0], dtype=np.int64)
+    for i in range(text.shape[0]):
+        c = text[i]
+        if 48 <= c <= 57:
+            d = c - 48
+        elif 97 <= c <= 102:
+            d = c - 87
+        else:
+            return out[:i]
+        out[i] = d * 2
+    return out
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_prefix_of_the_returned_array_from_a_loop(target):
+    kernel = polyfuse.kernel(digits_until_bad, target=target)
+    for text in (b"09af", b"1x2", b"", b"z", b"ab9g"):
+        t = np.frombuffer(text, dtype=np.uint8).copy()
+        want, got = digits_until_bad(t), kernel(t)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (text, got, want)
+
+
+def list_until_negative(x):
+    res = []
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            return res[:i]
+        res.append(x[i])
+    return res
+
+
+def test_a_list_returned_whole_or_in_part_is_still_refused():
+    """A list is no array: its prefix is not rewritten as one (it returned an array for Python's
+    list before the rewrite was limited to names bound by calls such as np.zeros)."""
+    with pytest.raises(UnsupportedError, match="list 'res'"):
+        polyfuse.kernel(list_until_negative, target="python")(np.array([1.0, -2.0]))

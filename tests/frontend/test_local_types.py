@@ -111,6 +111,24 @@ def test_loop_local_of_two_types():
     assert not any(a.name.startswith(("__version", "__kind_")) for a in scop.arrays)
 
 
+def test_kept_loop_choice_of_a_constant_holds():
+    """``cur = max(0, cur + x[i])`` (Kadane's running sum) and ``s = s + x[i] if x[i] > 0 else 0``
+    in a loop kept as written (a break): the constant branch is exact in the float64 local, as
+    ``cur = 0`` before the loop is, so the local keeps one type there too (refused before fe43:
+    "given a Python int here and a np.float64 elsewhere"); returned by name it still has
+    Python's type on each path (0 where no float64 was chosen)."""
+    func = define("def kern(x, o):\n    cur = 0\n    best = 0\n    s = 0\n    for i in range(x.shape[0]):\n"
+                  "        if x[i] > 100:\n            break\n        cur = max(0, cur + x[i])\n"
+                  "        best = max(best, cur)\n        s = s + x[i] if x[i] > 0 else 0\n"
+                  "        o[i] = s * 0.5 + cur\n    return best, cur\n")
+    for target in ("python", "cpu"):
+        kernel = polyfuse.kernel(func, target=target, cache=False)
+        for x in ([1.0, -3.0, 2.0, 2.0], [-1.0], [], [1.5, 200.0, 3.0]):
+            want, got = np.zeros(len(x)), np.zeros(len(x))
+            expected, actual = func(np.array(x), want), kernel(np.array(x), got)
+            assert _same(got, want) and all(_same(a, e) for a, e in zip(actual, expected)), (x, actual, expected)
+
+
 def test_loop_int_beyond_float_is_exact():
     """``s = 0.5`` then ``s = i + m`` in a loop, ``o[0] = s - m`` or ``return s``: Python keeps
     the exact int (``s - m`` is ``i`` beyond 2**53 too): versions, no check; returned, an int
