@@ -611,7 +611,7 @@ def blas_prior() -> bool:
     win, and one BLAS thread is chosen only after it beat the fastest of them by 10% in a duel
     (two rounds of two runs of each, taken in turn, compared by their minima); a duel it lost
     waits 16 calls before the next (doubling per loss in a row), and one BLAS thread chosen so
-    is judged again when its runs get 10% faster than in the duel.  Default on; 0: the runs alone
+    is put to another duel when its runs get 20% faster than in the duel (or 20% slower, once the next duel is due).  Default on; 0: the runs alone
     choose (session 29's choice).  Read when a product or a call is first measured."""
     return env_flag("POLYFUSE_BLAS_PRIOR", True)
 

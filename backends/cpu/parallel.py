@@ -905,6 +905,9 @@ DUEL_ROUNDS = 2
 #: After a duel that one BLAS thread lost, the next one comes no sooner than this many calls, twice
 #: as many after each one it lost in a row (at most ``MAX_BLAS_RECHECK``).
 DUEL_AGAIN = 16
+#: One BLAS thread chosen by a duel is put to another when the median of its latest runs moves
+#: this fraction from its median in the duel (``BlasTimes._reopen``).
+REOPEN_MARGIN = 0.2
 
 
 @dataclass
@@ -978,11 +981,13 @@ class BlasTimes:
     prior: bool = False
     duel: list[str] = field(default_factory=list)  # the duel's runs still to come, in order
     duel_runs: dict[str, list[float]] = field(default_factory=dict)  # mode -> its counted runs in the duel
-    confirmed: float | None = None  # one BLAS thread's minimum in the duel it won (None: not chosen so)
+    confirmed: float | None = None  # one BLAS thread's median in the duel it won (None: not chosen so)
     duels_lost: int = 0  # duels in a row one BLAS thread lost
+    duels_won: int = 0  # duels in a row one BLAS thread won
     next_duel: int = 0  # the call from which the next duel may start
     verdict: str = ""  # the latest duel's outcome (explain)
-    reopened: int = 0  # choices of one BLAS thread by a duel opened again by its faster runs (explain)
+    reopened: int = 0  # choices of one BLAS thread by a duel put to a duel again by its later runs (explain)
+    contest: bool = False  # one BLAS thread, chosen by a duel, is to fight another (``_reopen``)
 
     def choose(self) -> str:
         """The mode of the next run (counted in ``tally``)."""
@@ -1138,7 +1143,7 @@ class BlasTimes:
             if not self.duel:
                 self._end_duel()
         elif self.prior and self.confirmed is not None and mode == "serial":
-            self._reopen_if_faster()
+            self._reopen()
         before, self.leader = self.leader, self.best()
         if self.leader != "serial":
             self.confirmed = None  # (one BLAS thread chosen again must win a duel again)
@@ -1232,11 +1237,13 @@ class BlasTimes:
         """Whether a duel starts now (``prior``): the runs alone choose one BLAS thread, it has
         not won a duel since, a threaded mode was measured, the trials are over and no check is
         under way."""
-        if not self.prior or self.duel or self.confirmed is not None or self.calls < self.next_duel:
+        if not self.prior or self.duel or self.calls < self.next_duel:
             return False
         if self.checking is not None or "serial" not in self.runs or any(self._on_trial(m) for m in self.modes):
             return False
-        return self.measured_best() == "serial" and any(self.runs.get(m) for m in self.modes if m != "serial")
+        if not any(self.runs.get(m) for m in self.modes if m != "serial"):
+            return False
+        return self.contest if self.confirmed is not None else self.measured_best() == "serial"
 
     def _start_duel(self) -> None:
         """One BLAS thread against the fastest threaded mode: ``DUEL_ROUNDS`` rounds of a check's
@@ -1244,7 +1251,7 @@ class BlasTimes:
         not count, ``spin``, and waits out their spin as a check does)."""
         challenger = min((m for m in self.modes if m != "serial" and self.runs.get(m)), key=self.seconds)
         self.duel = (["serial"] * BLAS_CHECK_RUNS + [challenger] * BLAS_CHECK_RUNS) * DUEL_ROUNDS
-        self.duel_runs = {}
+        self.duel_runs, self.contest = {}, False
 
     def _duel_mode(self) -> str:
         """The duel's next run: its next mode, but while OpenBLAS's workers still spin after a
@@ -1270,22 +1277,30 @@ class BlasTimes:
                         f"(minima of {len(self.duel_runs['serial'])} and {len(self.duel_runs[challenger])} "
                         f"runs in turn): {'won' if won else 'lost'} by the {PRIOR_MARGIN:.0%} margin")
         if won:
-            self.confirmed, self.duels_lost, self.leader = mine, 0, "serial"
+            # (what later runs are held against: the duel's median, as ``seconds`` judges them)
+            self.confirmed, self.duels_lost, self.leader = self.seconds("serial"), 0, "serial"
+            self.duels_won += 1
             self._price_check(challenger)
         else:
-            self.duels_lost += 1
-            self.leader = challenger
-            again = DUEL_AGAIN << min(self.duels_lost - 1, 10)
-            self.next_duel = self.calls + min(MAX_BLAS_RECHECK, again)
+            self.duels_lost, self.duels_won = self.duels_lost + 1, 0
+            self.confirmed, self.leader = None, challenger
+        again = DUEL_AGAIN << min(max(self.duels_lost, self.duels_won) - 1, 10)
+        self.next_duel = self.calls + min(MAX_BLAS_RECHECK, again)
         self.duel_runs = {}
 
-    def _reopen_if_faster(self) -> None:
-        """One BLAS thread chosen by a duel now runs faster than it did there by ``PRIOR_MARGIN``:
-        the load that slowed the duel went, and the threaded modes were measured under it; the
-        choice is open again (a duel at once)."""
-        if self.confirmed is not None and self.seconds("serial") < (1 - PRIOR_MARGIN) * self.confirmed:
-            self.confirmed, self.reopened = None, self.reopened + 1
-            self.next_duel = self.calls
+    def _reopen(self) -> None:
+        """One BLAS thread chosen by a duel now runs faster than it did there by ``REOPEN_MARGIN``
+        (the median of its latest runs against the duel's): the load that slowed the duel went, and the threaded
+        modes were measured under it: a duel at once.  Slower by as much: the load changed, and
+        how it treats the threads is not known: a duel once the next is due (``DUEL_AGAIN``,
+        doubled per duel won in a row).  One BLAS thread stays chosen until it loses a duel."""
+        now = self.seconds("serial")
+        if self.confirmed is None or self.contest:
+            return
+        faster = now < (1 - REOPEN_MARGIN) * self.confirmed
+        if faster or (now > (1 + REOPEN_MARGIN) * self.confirmed and self.calls >= self.next_duel):
+            self.contest, self.reopened = True, self.reopened + 1
+            self.next_duel = min(self.next_duel, self.calls)
 
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])
@@ -1386,6 +1401,9 @@ def _prior_text(times: BlasTimes) -> str:
             f"{DUEL_ROUNDS * BLAS_CHECK_RUNS} runs each, taken in turn)")
     if times.duel:
         state = f"a duel under way ({len(times.duel)} runs to go)"
+    elif times.contest:
+        state = ("one BLAS thread chosen by a duel, its later runs asking for another (due in "
+                 f"{max(0, times.next_duel - times.calls)} calls)")
     elif times.confirmed is not None:
         state = "one BLAS thread chosen by a duel"
     elif times.measured_best() == "serial":
@@ -1393,8 +1411,8 @@ def _prior_text(times: BlasTimes) -> str:
                  f"{max(0, times.next_duel - times.calls)} calls")
     else:
         state = "the runs choose a threaded mode"
-    reopened = (f"; one BLAS thread's choice opened again {times.reopened} time(s), its runs "
-                f"{PRIOR_MARGIN:.0%} faster than in the duel" if times.reopened else "")
+    reopened = (f"; one BLAS thread's choice put to a duel again {times.reopened} time(s), its runs "
+                f"{REOPEN_MARGIN:.0%} faster or slower than in the duel before" if times.reopened else "")
     return f"{text}. {state}" + (f"; latest duel: {times.verdict}" if times.verdict else "") + reopened
 
 

@@ -917,7 +917,7 @@ def test_blas_times_prior_one_blas_thread_must_win_a_duel():
     thread must first beat the fastest threaded mode by ``PRIOR_MARGIN`` in a duel, which the
     rows win once the load went, before the bench's timed calls (``in_trials`` holds meanwhile).
     Where one BLAS thread is faster, it wins the duel and is chosen; when its runs then get faster
-    than in the duel (the load that slowed the duel went), the choice is open again."""
+    than in the duel (the load that slowed the duel may have gone), another duel comes at once."""
     from polyfuse.backends.cpu.parallel import BlasTimes, blas_record
 
     base = {"library": 4.2e-3, "rows": 4.0e-3, "serial": 7.7e-3}
@@ -941,7 +941,7 @@ def test_blas_times_prior_one_blas_thread_must_win_a_duel():
     base.update(rows=2e-3, serial=4e-3)  # the load went: one BLAS thread's runs 4 ms, under its 6
     _, timed = _bench_replay(times, lambda mode, call: base[mode], timed=40)
     assert times.confirmed is None and times.reopened == 1 and timed[-10:] == ["rows"] * 10
-    assert "opened again 1 time" in blas_record(("blas call", 2, (1,)), times, times.latest)["prior"]
+    assert "put to a duel again 1 time" in blas_record(("blas call", 2, (1,)), times, times.latest)["prior"]
 
 
 @pytest.mark.parametrize("mode", ["library", "rows", "serial"])
