@@ -5,7 +5,7 @@ in environment knobs.
     POLYFUSE_DISABLE_CACHE=1 python benchmarks/suite_numpy_cpu_ab.py 10 bench 2mm,3mm,doitgen
     POLYFUSE_DISABLE_CACHE=1 AB=POLYFUSE_BLAS_PRIOR:0 python benchmarks/suite_numpy_cpu_ab.py 10 bench 2mm
 
-Contenders per kernel: ``numpy1`` (NumPy's formulation, one BLAS thread, threadpoolctl), ``pf1``
+Contenders per kernel: ``numpy1`` (NumPy's formulation, one BLAS thread: ``runtime.linalg_library.blas_on_one_thread``), ``pf1``
 (polyfuse on one thread, OpenBLAS held on one: ``bench.machine.polyfuse_on(1)``), ``numpy2``
 (NumPy on its OpenBLAS threads), ``pf2`` (polyfuse on 2 threads, the BLAS modes measured as the
 bench measures them: the first call, then the warm-up while ``in_trials``), and with
@@ -28,7 +28,6 @@ import time
 
 import numba
 import numpy as np
-import threadpoolctl
 from knobs import with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse
@@ -44,6 +43,7 @@ from polyfuse.bench.measure import (
     warm_up,
 )
 from polyfuse.runtime import threads
+from polyfuse.runtime.linalg_library import blas_on_one_thread
 
 SERIES = int(os.environ.get("SERIES", "3"))
 
@@ -53,7 +53,7 @@ def _one_thread(fn, on_polyfuse: bool):
         if on_polyfuse:
             with polyfuse_on(1):
                 return fn(*args)
-        with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        with blas_on_one_thread():  # (NumPy's OpenBLAS, as polyfuse_on(1) holds it)
             return fn(*args)
     return run
 

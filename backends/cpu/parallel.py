@@ -902,8 +902,9 @@ PRIOR_MIN_SECONDS = 1e-3
 #: calls, so a load that comes and goes meets both, and each mode's minimum says what it gives
 #: when the load lets it (interference only adds time).
 DUEL_ROUNDS = 2
-#: After a duel that one BLAS thread lost, the next one comes no sooner than this many calls, twice
-#: as many after each one it lost in a row (at most ``MAX_BLAS_RECHECK``).
+#: After a duel, the next one comes no sooner than this many calls, or as many as keep the duel's
+#: extra time within ``EXPLORE`` of the calls' where that is more; twice as many after each duel in
+#: a row with the same outcome (at most ``MAX_BLAS_RECHECK``).
 DUEL_AGAIN = 16
 #: One BLAS thread chosen by a duel is put to another when the median of its latest runs moves
 #: this fraction from its median in the duel (``BlasTimes._reopen``).
@@ -1284,7 +1285,12 @@ class BlasTimes:
         else:
             self.duels_lost, self.duels_won = self.duels_lost + 1, 0
             self.confirmed, self.leader = None, challenger
-        again = DUEL_AGAIN << min(max(self.duels_lost, self.duels_won) - 1, 10)
+        # the next duel: after ``DUEL_AGAIN`` calls, or as many as keep a duel's extra time (its
+        # runs of the slower mode over the faster's) within ``EXPLORE`` of the calls', doubled
+        # per duel in a row with the same outcome
+        runs = BLAS_CHECK_RUNS * DUEL_ROUNDS
+        price = math.ceil(runs * abs(mine - theirs) / (EXPLORE * min(mine, theirs)))
+        again = max(DUEL_AGAIN, price) << min(max(self.duels_lost, self.duels_won) - 1, 10)
         self.next_duel = self.calls + min(MAX_BLAS_RECHECK, again)
         self.duel_runs = {}
 
