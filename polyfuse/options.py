@@ -610,10 +610,11 @@ def blas_prior() -> bool:
     more and threads are there, the threaded modes (polyfuse's rows, the library's threads) should
     win, and one BLAS thread is chosen only after it beat the fastest of them by 10% in a duel
     (two rounds of two runs of each, taken in turn, compared by their minima); the next duel
-    comes after 16 calls or as many as keep its extra time within 5% of the calls' (doubling
-    per duel in a row with the same outcome), and one BLAS thread chosen so
-    is put to another duel when its runs get 20% faster than in the duel (or 20% slower, once the next duel is due).  Default on; 0: the runs alone
-    choose (session 29's choice).  Read when a product or a call is first measured."""
+    comes after 16 calls or as many as keep its extra time within 5% of the calls' (doubling per
+    duel in a row with the same outcome), and one BLAS thread chosen so is put to another duel
+    when its runs get 20% faster than in the duel (or 20% slower, once the next duel is due).
+    Default on; 0: the runs alone choose (session 29's choice).  Read when a product or a call
+    is first measured."""
     return env_flag("POLYFUSE_BLAS_PRIOR", True)
 
 
