@@ -1288,8 +1288,8 @@ class BlasTimes:
         # the next duel: after ``DUEL_AGAIN`` calls, or as many as keep a duel's extra time (its
         # runs of the slower mode over the faster's) within ``EXPLORE`` of the calls', doubled
         # per duel in a row with the same outcome
-        runs = BLAS_CHECK_RUNS * DUEL_ROUNDS
-        price = math.ceil(runs * abs(mine - theirs) / (EXPLORE * min(mine, theirs)))
+        count = BLAS_CHECK_RUNS * DUEL_ROUNDS
+        price = math.ceil(count * abs(mine - theirs) / (EXPLORE * min(mine, theirs)))
         again = max(DUEL_AGAIN, price) << min(max(self.duels_lost, self.duels_won) - 1, 10)
         self.next_duel = self.calls + min(MAX_BLAS_RECHECK, again)
         self.duel_runs = {}
