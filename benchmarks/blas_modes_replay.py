@@ -33,6 +33,8 @@ import sys
 
 from polyfuse.backends.cpu.parallel import BlasTimes
 
+from polyfuse.bench.measure import WARM_CALLS
+
 ROBUST = getattr(BlasTimes, "robust", None)  # (absent before session 29)
 
 
@@ -53,16 +55,25 @@ def replay(sites: int, seconds: dict[str, float], calls: int, noise: float, seed
 def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int, *, series: int = 3,
                  gap: float = 0.2, spikes: float = 0.05, beside: float = 1.3, wake: float = 1.2,
                  entry: bool = True, spin: float = 0.1,
-                 robust: bool | None = None, lnoise: float | None = None, forced: str = "measure") -> tuple[list[str], list[float], list[str]]:
+                 robust: bool | None = None, lnoise: float | None = None, forced: str = "measure",
+                 prior: bool | None = None, burst: float = 1.0, burst_at: int = 3, burst_calls: int = 6,
+                 bench: bool = False) -> tuple[list[str], list[float], list[str]]:
     """One seeded replay: the mode of each call (``L``: the library's threads on the native entry,
-    unmeasured), each call's seconds and the chosen mode after each call."""
+    unmeasured), each call's seconds and the chosen mode after each call.  ``burst``: calls
+    ``burst_at`` to ``burst_at + burst_calls`` (0 the first call's) meet another job on one core,
+    the threaded modes' runs ``burst`` times slower there, one BLAS thread's 1.1x.  ``bench``: the
+    calls run as the bench runs them (polyfuse/bench/measure.py: the warm-up until ``in_trials``
+    ends, then ``calls`` timed calls in a row, no gaps), and only the timed calls are returned."""
     rng = random.Random(seed)
+    call_index = [0]
 
     def took(mode: str, beside_spin: bool, woken: bool) -> float:
         spread = lnoise if mode == "library" and lnoise is not None else noise
         t = seconds[mode] * (1 + spread * abs(rng.gauss(0.0, 1.0)))
         if rng.random() < spikes:
             t *= rng.uniform(1.5, 4.0)
+        if burst_at <= call_index[0] < burst_at + burst_calls:
+            t *= 1.1 if mode == "serial" else burst
         if mode != "library" and beside_spin:
             t *= beside
         if mode == "library" and woken:
@@ -71,12 +82,24 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
 
     first = [took("serial", False, False) * 1.3]  # (the first call: cold)
     times = BlasTimes(True, {"serial": first}, forced, spin=spin, recheck_trials=True,
-                      **({"robust": robust} if robust is not None else {}))
+                      **({"robust": robust} if robust is not None else {}),
+                      **({"prior": prior} if prior is not None else {}))
     now, library_end, previous = 10.0, -1.0, "serial"
     modes, costs, chosen = [], [], []
     entry_left = 0
-    for call in range(calls):
-        if call and call % series == 0:
+    settle = gap
+    if bench:
+        series, gap = 1 << 30, 0.0  # (the bench's calls follow each other, after ``settle``)
+    timed_from = None if bench else 0
+    call = 0
+    while timed_from is None or call < timed_from + calls:
+        if timed_from is None and call >= WARM_CALLS and not times.in_trials():
+            timed_from = call
+            now += settle
+        if call > 10_000:
+            break
+        call_index[0] = call = call + 1
+        if call > 1 and (call - 1) % series == 0:
             now += gap
         if entry and entry_left > 0:
             t = took("library", False, previous != "library")
@@ -100,6 +123,8 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
         chosen.append(times.best())
         if entry:
             entry_left = times.library_calls()
+    if bench:
+        return modes[timed_from:], costs[timed_from:], chosen[timed_from:]
     return modes, costs, chosen
 
 
@@ -110,33 +135,44 @@ def _clock_main(argv: list[str]) -> None:
     calls = int(rest[0]) if rest else 200
     noise = float(rest[1]) if len(rest) > 1 else 0.05
     seeds = int(keys.pop("seeds", "1"))
-    skip = int(keys.pop("settle", "20"))
-    robust = keys.pop("robust", "both")
-    kw: dict = {k: (float(v) if k != "entry" else v != "0") for k, v in keys.items()}
-    for k in ("series",):
-        if k in kw:
-            kw[k] = int(kw[k])
-    settings = ("1", "0") if robust == "both" and ROBUST is not None else (robust,)
+    bench = keys.get("bench", "0") != "0"
+    skip = int(keys.pop("settle", "0" if bench else "20"))
+    settings = [{}]
+    for knob in ("robust", "prior"):
+        value = keys.pop(knob, "both" if knob == "robust" else "1")
+        if knob == "prior" and not hasattr(BlasTimes, "prior"):
+            continue
+        if knob == "robust" and ROBUST is None:
+            continue
+        values = (True, False) if value == "both" else (value != "0",)
+        settings = [{**s, knob: v} for s in settings for v in values]
+    flags = ("entry", "bench")
+    kw: dict = {k: (v != "0" if k in flags else int(v) if k in ("series", "burst_at", "burst_calls") else float(v))
+                for k, v in keys.items()}
     print(f"library {seconds['library'] * 1e3:g} ms, rows {seconds['rows'] * 1e3:g}, serial "
           f"{seconds['serial'] * 1e3:g}; noise {noise}, {calls} calls, {seeds} seeds, {kw or 'defaults'}")
     for setting in settings:
+        name = " ".join(f"{k}={int(v)}" for k, v in setting.items())
         per_mode = {"library": 0, "rows": 0, "serial": 0}
-        flips, total, oracle = 0, 0.0, 0.0
+        flips, total, oracle, slow, mins = 0, 0.0, 0.0, 0, []
         for seed in range(seeds):
-            modes, costs, chosen = clock_replay(seconds, calls, noise, seed, **kw,
-                                                robust=None if ROBUST is None else setting == "1")
+            modes, costs, chosen = clock_replay(seconds, calls, noise, seed, **kw, **setting)
             if seeds == 1:
-                print(f"  robust={setting}: {''.join(modes)}")
+                print(f"  {name}: {''.join(modes)}")
             for m in modes[skip:]:
                 per_mode[{"l": "library", "L": "library", "r": "rows", "s": "serial"}[m]] += 1
             flips += sum(1 for a, b in zip(chosen[skip:], chosen[skip + 1:]) if a != b)
             total += sum(costs[skip:])
             oracle += min(sum(clock_replay(seconds, calls, noise, seed, **kw, forced=mode)[1][skip:])
                           for mode in seconds)
+            mins.append(min(costs[skip:]) / min(seconds.values()))
+            slow += mins[-1] > 1.2
         n = seeds * (calls - skip)
-        print(f"  robust={setting}: calls {skip + 1}-{calls} per mode " + ", ".join(
+        bench_text = (f"; the bench's min over the fastest mode's time: mean {sum(mins) / seeds:.3f}x, "
+                      f"over 1.2x in {slow} of {seeds}" if bench else "")
+        print(f"  {name}: calls {skip + 1}-{calls} per mode " + ", ".join(
             f"{m} {c / n:.1%}" for m, c in per_mode.items()) + f"; choice changed {flips / seeds:.1f} times "
-            f"per replay; time {total / oracle:.3f}x the fastest mode's forced (the same seeds)")
+            f"per replay; time {total / oracle:.3f}x the fastest mode's forced (the same seeds)" + bench_text)
 
 
 def main(argv: list[str]) -> None:

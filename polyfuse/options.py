@@ -604,6 +604,20 @@ def blas_robust_choice() -> bool:
     return env_flag("POLYFUSE_BLAS_ROBUST_CHOICE", True)
 
 
+def blas_prior() -> bool:
+    """``POLYFUSE_BLAS_PRIOR``: with fair trials, the BLAS modes' choice (backends/cpu/parallel.py
+    ``BlasTimes.prior``) starts from a cost model: where the first run on one thread took 1 ms or
+    more and threads are there, the threaded modes (polyfuse's rows, the library's threads) should
+    win, and one BLAS thread is chosen only after it beat the fastest of them by 10% in a duel
+    (two rounds of two runs of each, taken in turn, compared by their minima); the next duel
+    comes after 16 calls or as many as keep its extra time within 5% of the calls' (doubling per
+    duel in a row with the same outcome), and one BLAS thread chosen so is put to another duel
+    when its runs get 20% faster than in the duel (or 20% slower, once the next duel is due).
+    Default on; 0: the runs alone choose (session 29's choice).  Read when a product or a call
+    is first measured."""
+    return env_flag("POLYFUSE_BLAS_PRIOR", True)
+
+
 #: Seconds OpenBLAS's idle workers spin after a call on its threads, at its default
 #: ``THREAD_TIMEOUT`` of 2^28 cycles: 96-104 ms on the Intel VM of session 27 (a 600 x 600 ``@``
 #: on 2 threads, then the process's CPU time in 5 ms windows, five times, load 6.5).

@@ -41,6 +41,7 @@ from polyfuse.options import (
     blas_call_mode,
     blas_fair_trials,
     blas_pair_balance,
+    blas_prior,
     blas_quick_checks,
     blas_robust_choice,
     blas_spin_seconds,
@@ -192,18 +193,28 @@ def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) ->
     candidates = BLAS_MODES if workers > 1 else ("library", "serial")
     forced = blas_threads()
     forced = forced if forced == "measure" or forced in candidates else "serial"
-    return _blas_times(worth_threads, serial, forced, candidates)
+    return _blas_times(worth_threads, serial, forced, candidates, workers)
 
 
 def _blas_times(worth_threads: bool, serial: list[float], forced: str,
-                candidates: tuple[str, ...] | None = None) -> BlasTimes:
+                candidates: tuple[str, ...] | None = None, workers: int = 1) -> BlasTimes:
     """A new ``BlasTimes``, its trials fair (``POLYFUSE_BLAS_FAIR_TRIALS``) or as before."""
     candidates = candidates or BLAS_MODES
     if blas_fair_trials():
-        return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=_library_spin(),
-                         recheck_trials=True, quick=blas_quick_checks(), robust=blas_robust_choice())
+        spin = _library_spin()
+        return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=spin,
+                         recheck_trials=True, quick=blas_quick_checks(), robust=blas_robust_choice(),
+                         prior=prior_holds(serial[0], workers, spin))
     return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False,
                      robust=False)
+
+
+def prior_holds(first: float, workers: int, spin: float) -> bool:
+    """Whether the cost model expects the threaded modes to beat one BLAS thread
+    (``BlasTimes.prior``, ``POLYFUSE_BLAS_PRIOR``): the first run on one thread took
+    ``PRIOR_MIN_SECONDS`` or more, and there are threads to run it on (``workers`` of polyfuse's
+    for the rows, OpenBLAS's own where ``spin``: more than one of them)."""
+    return blas_prior() and first >= PRIOR_MIN_SECONDS and (workers > 1 or spin > 0)
 
 
 def _library_spin() -> float:
@@ -324,7 +335,7 @@ def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], co
         seconds = _first_serial_seconds(chain, serial)
         forced = blas_threads()
         _remember(kernel, kernel.phase_times, key, (head.index, count),
-                  _blas_times(seconds >= MIN_PARALLEL_SECONDS, [seconds], forced))
+                  _blas_times(seconds >= MIN_PARALLEL_SECONDS, [seconds], forced, workers=workers))
         return
 
     def library() -> None:
@@ -874,6 +885,30 @@ BLAS_CLEAR_LOSS = 0.10
 #: covariance at the bench size (rows 2.6 ms, one BLAS thread 4.5) ran one BLAS thread in 3-5 of
 #: 60 timed calls for checks (docs/performance.md, session 28).
 SERIAL_CLEAR_LOSS = 1.5
+#: With ``BlasTimes.prior`` (``POLYFUSE_BLAS_PRIOR``, session 34): one BLAS thread is chosen over
+#: the threaded modes (the rows, the library's threads) only after it beat the fastest of them by
+#: this fraction in a duel (``DUEL_ROUNDS``), the minima of runs taken in turn.  Why: the cost
+#: model (a product of ``PRIOR_MIN_SECONDS`` or more of work on one thread, and two or more
+#: threads) says the threads take about half one thread's time, and a moment's load on the other
+#: core during the threaded modes' trials chose one BLAS thread for all of the bench's timed
+#: calls (2mm at the bench size, session 33: ``serial 7``, 0.70x NumPy; 1.01x and 1.15x rerun).
+PRIOR_MARGIN = 0.10
+#: The one-thread run (the first call's) from which the prior holds: 1 ms, 5-30 times what waking
+#: the threads costs (``MIN_PARALLEL_SECONDS``'s 30-60 us), so a threaded mode that loses there lost
+#: to the load or the library, not to its fixed cost.
+PRIOR_MIN_SECONDS = 1e-3
+#: A duel: this many rounds, each a check's ``BLAS_CHECK_RUNS`` counted runs of the challenger (the
+#: fastest threaded mode) then of one BLAS thread.  Both modes' runs then come from the same few
+#: calls, so a load that comes and goes meets both, and each mode's minimum says what it gives
+#: when the load lets it (interference only adds time).
+DUEL_ROUNDS = 2
+#: After a duel, the next one comes no sooner than this many calls, or as many as keep the duel's
+#: extra time within ``EXPLORE`` of the calls' where that is more; twice as many after each duel in
+#: a row with the same outcome (at most ``MAX_BLAS_RECHECK``).
+DUEL_AGAIN = 16
+#: One BLAS thread chosen by a duel is put to another when the median of its latest runs moves
+#: this fraction from its median in the duel (``BlasTimes._reopen``).
+REOPEN_MARGIN = 0.2
 
 
 @dataclass
@@ -941,6 +976,19 @@ class BlasTimes:
     # less and less often (session 29: MIN_SWITCH_MARGIN, BLAS_CLEAR_LOSS)
     robust: bool = True
     lost: dict[str, int] = field(default_factory=dict)  # mode -> checks in a row it lost clearly (robust)
+    # ``POLYFUSE_BLAS_PRIOR`` (session 34): one BLAS thread must win a duel against the fastest
+    # threaded mode before it is chosen (``PRIOR_MARGIN``); set where the cost model expects threads
+    # to pay (``prior_holds``)
+    prior: bool = False
+    duel: list[str] = field(default_factory=list)  # the duel's runs still to come, in order
+    duel_runs: dict[str, list[float]] = field(default_factory=dict)  # mode -> its counted runs in the duel
+    confirmed: float | None = None  # one BLAS thread's median in the duel it won (None: not chosen so)
+    duels_lost: int = 0  # duels in a row one BLAS thread lost
+    duels_won: int = 0  # duels in a row one BLAS thread won
+    next_duel: int = 0  # the call from which the next duel may start
+    verdict: str = ""  # the latest duel's outcome (explain)
+    reopened: int = 0  # choices of one BLAS thread by a duel put to a duel again by its later runs (explain)
+    contest: bool = False  # one BLAS thread, chosen by a duel, is to fight another (``_reopen``)
 
     def choose(self) -> str:
         """The mode of the next run (counted in ``tally``)."""
@@ -958,10 +1006,15 @@ class BlasTimes:
             if self.quick and self.runs and self._beside_spin(self.checking):
                 return self.best()  # (the check goes on once the workers went quiet)
             return self.checking
+        if self.duel:
+            return self._duel_mode()
         for mode in sorted(self.modes, key=self.trials.index):
             if self._on_trial(mode):
                 self.checking, self.left = mode, 1
                 return mode
+        if self._duel_due():
+            self._start_duel()
+            return self._duel_mode()
         best = self.best()
         for mode in self.modes:
             if mode == best or self.calls < self.next_check.get(mode, 0):
@@ -998,9 +1051,11 @@ class BlasTimes:
             return MAX_ENTRY_CALLS if self.forced in ("measure", "library") else 0
         if self.checking is not None or any(self._on_trial(mode) for mode in self.modes):
             return 0
-        if self.best() != "library":
+        if self.best() != "library" or self.duel or self._duel_due():
             return 0
         due = min(self.next_check.get(mode, 0) for mode in self.modes if mode != "library")
+        if self.prior and self.confirmed is None and self.measured_best() == "serial":
+            due = min(due, self.next_duel)
         left = max(0, due - self.calls - 1)
         spread = self.spread("library")
         if self.robust and (spread is None or spread > BLAS_SWITCH_MARGIN):
@@ -1021,7 +1076,17 @@ class BlasTimes:
     def best(self) -> str:
         """The chosen mode: the one whose recent runs are fastest (``seconds``), among those
         measured, but the one chosen before while no other beats it by the switch margin
-        (``switch_margin``)."""
+        (``switch_margin``); with ``prior``, one BLAS thread only once it won a duel (``confirmed``),
+        the fastest threaded mode until then."""
+        best = self.measured_best()
+        if best == "serial" and self.prior and self.confirmed is None:
+            threaded = [mode for mode in self.modes if mode != "serial" and self.runs.get(mode)]
+            if threaded:
+                return min(threaded, key=self.seconds)
+        return best
+
+    def measured_best(self) -> str:
+        """``best`` without the prior: what the runs alone say."""
         fastest = min((mode for mode in self.modes if self.runs.get(mode)), key=self.seconds)
         leader = self.leader
         if leader is None or not self.runs.get(leader) or any(self._on_trial(m) for m in self.modes):
@@ -1073,7 +1138,16 @@ class BlasTimes:
         del times[:-(ROBUST_WINDOW if self.robust else WINDOW)]
         self.counted[mode] = self.counted.get(mode, 0) + 1
         self.latest = mode
+        if self.duel and mode == self.duel[0]:
+            self.duel.pop(0)
+            self.duel_runs.setdefault(mode, []).append(seconds)
+            if not self.duel:
+                self._end_duel()
+        elif self.prior and self.confirmed is not None and mode == "serial":
+            self._reopen()
         before, self.leader = self.leader, self.best()
+        if self.leader != "serial":
+            self.confirmed = None  # (one BLAS thread chosen again must win a duel again)
         if self.quick and before is not None and before != self.leader and self.checking != before:
             # the chosen mode lost its lead by its own runs: it was never given a check, so it
             # would run twice more at once (a collapsed pool: 40 ms each); priced as a check,
@@ -1155,9 +1229,84 @@ class BlasTimes:
         return calls
 
     def in_trials(self) -> bool:
-        """Whether the next runs are still the modes' trials (each mode in turn, ``BLAS_TRIALS``):
-        the choice measures, and has not chosen yet."""
-        return self.forced == "measure" and self.worth_threads and any(self._on_trial(mode) for mode in self.modes)
+        """Whether the next runs are still the modes' trials (each mode in turn, ``BLAS_TRIALS``),
+        or a duel (``prior``) under way or due: the choice measures, and has not chosen yet."""
+        return self.forced == "measure" and self.worth_threads and (
+            any(self._on_trial(mode) for mode in self.modes) or bool(self.duel) or self._duel_due())
+
+    def _duel_due(self) -> bool:
+        """Whether a duel starts now (``prior``): the runs alone choose one BLAS thread, it has
+        not won a duel since, a threaded mode was measured, the trials are over and no check is
+        under way."""
+        if not self.prior or self.duel or self.calls < self.next_duel:
+            return False
+        if self.checking is not None or "serial" not in self.runs or any(self._on_trial(m) for m in self.modes):
+            return False
+        if not any(self.runs.get(m) for m in self.modes if m != "serial"):
+            return False
+        return self.contest if self.confirmed is not None else self.measured_best() == "serial"
+
+    def _start_duel(self) -> None:
+        """One BLAS thread against the fastest threaded mode: ``DUEL_ROUNDS`` rounds of a check's
+        runs of each, one BLAS thread first (a run of it right after the library's threads does
+        not count, ``spin``, and waits out their spin as a check does)."""
+        challenger = min((m for m in self.modes if m != "serial" and self.runs.get(m)), key=self.seconds)
+        self.duel = (["serial"] * BLAS_CHECK_RUNS + [challenger] * BLAS_CHECK_RUNS) * DUEL_ROUNDS
+        self.duel_runs, self.contest = {}, False
+
+    def _duel_mode(self) -> str:
+        """The duel's next run: its next mode, but while OpenBLAS's workers still spin after a
+        run on the library's threads (``spin``; a run of one BLAS thread or the rows then does not
+        count) the chosen threaded mode where that is the rows (the faster wait, uncounted too)."""
+        mode = self.duel[0]
+        if mode != "library" and self.spin > 0 and self.last_end - self.library_end < self.spin:
+            best = self.best()
+            return best if best != "library" else mode
+        return mode
+
+    def _end_duel(self) -> None:
+        """Judge a duel by the two modes' minima: one BLAS thread is chosen (``confirmed``) where
+        it beat the challenger by ``PRIOR_MARGIN``; else the challenger, and the next duel waits
+        (``DUEL_AGAIN``, doubled per duel lost in a row).  The duel's runs replace each mode's
+        latest runs: taken in turn, they are the fairer comparison."""
+        challenger = next(m for m in self.duel_runs if m != "serial")
+        mine, theirs = min(self.duel_runs["serial"]), min(self.duel_runs[challenger])
+        for mode, runs in self.duel_runs.items():
+            self.runs[mode] = list(runs)
+        won = mine < (1 - PRIOR_MARGIN) * theirs
+        self.verdict = (f"one BLAS thread {mine * 1e3:.4g} ms against {challenger} {theirs * 1e3:.4g} ms "
+                        f"(minima of {len(self.duel_runs['serial'])} and {len(self.duel_runs[challenger])} "
+                        f"runs in turn): {'won' if won else 'lost'} by the {PRIOR_MARGIN:.0%} margin")
+        if won:
+            # (what later runs are held against: the duel's median, as ``seconds`` judges them)
+            self.confirmed, self.duels_lost, self.leader = self.seconds("serial"), 0, "serial"
+            self.duels_won += 1
+            self._price_check(challenger)
+        else:
+            self.duels_lost, self.duels_won = self.duels_lost + 1, 0
+            self.confirmed, self.leader = None, challenger
+        # the next duel: after ``DUEL_AGAIN`` calls, or as many as keep a duel's extra time (its
+        # runs of the slower mode over the faster's) within ``EXPLORE`` of the calls', doubled
+        # per duel in a row with the same outcome
+        count = BLAS_CHECK_RUNS * DUEL_ROUNDS
+        price = math.ceil(count * abs(mine - theirs) / (EXPLORE * min(mine, theirs)))
+        again = max(DUEL_AGAIN, price) << min(max(self.duels_lost, self.duels_won) - 1, 10)
+        self.next_duel = self.calls + min(MAX_BLAS_RECHECK, again)
+        self.duel_runs = {}
+
+    def _reopen(self) -> None:
+        """One BLAS thread chosen by a duel now runs faster than it did there by ``REOPEN_MARGIN``
+        (the median of its latest runs against the duel's): the load that slowed the duel went, and the threaded
+        modes were measured under it: a duel at once.  Slower by as much: the load changed, and
+        how it treats the threads is not known: a duel once the next is due (``DUEL_AGAIN``,
+        doubled per duel won in a row).  One BLAS thread stays chosen until it loses a duel."""
+        now = self.seconds("serial")
+        if self.confirmed is None or self.contest:
+            return
+        faster = now < (1 - REOPEN_MARGIN) * self.confirmed
+        if faster or (now > (1 + REOPEN_MARGIN) * self.confirmed and self.calls >= self.next_duel):
+            self.contest, self.reopened = True, self.reopened + 1
+            self.next_duel = min(self.next_duel, self.calls)
 
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])
@@ -1241,10 +1390,36 @@ def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, A
         why["next check in calls"] = {mode: max(0, times.next_check.get(mode, 0) - times.calls) for mode in others}
         if any(times.lost.values()):
             why["clear losses in a row"] = {mode: n for mode, n in times.lost.items() if n}
+    if measured and times.prior:
+        why["prior"] = _prior_text(times)
     return {"phase": phase, "threads": workers, "rows": count, "best ms": best,
             "chosen": times.best() if measured else latest, "latest": latest, "how": how, **why,
             **({"uncounted": times.uncounted} if times.uncounted else {}),
             **({"runs": dict(times.tally)} if times.tally else {})}
+
+
+def _prior_text(times: BlasTimes) -> str:
+    """explain()'s account of the prior (``BlasTimes.prior``): the cost model's expectation, and
+    where one BLAS thread stands against it."""
+    text = (f"cost model: the first run on one thread took {PRIOR_MIN_SECONDS * 1e3:g} ms or more and "
+            "threads are there, so the threaded modes should win; one BLAS thread is chosen only after "
+            f"it beats the fastest of them by {PRIOR_MARGIN:.0%} in a duel (minima of "
+            f"{DUEL_ROUNDS * BLAS_CHECK_RUNS} runs each, taken in turn)")
+    if times.duel:
+        state = f"a duel under way ({len(times.duel)} runs to go)"
+    elif times.contest:
+        state = ("one BLAS thread chosen by a duel, its later runs asking for another (due in "
+                 f"{max(0, times.next_duel - times.calls)} calls)")
+    elif times.confirmed is not None:
+        state = "one BLAS thread chosen by a duel"
+    elif times.measured_best() == "serial":
+        state = (f"the runs alone would choose one BLAS thread; the next duel in "
+                 f"{max(0, times.next_duel - times.calls)} calls")
+    else:
+        state = "the runs choose a threaded mode"
+    reopened = (f"; one BLAS thread's choice put to a duel again {times.reopened} time(s), its runs "
+                f"{REOPEN_MARGIN:.0%} faster or slower than in the duel before" if times.reopened else "")
+    return f"{text}. {state}" + (f"; latest duel: {times.verdict}" if times.verdict else "") + reopened
 
 
 def team_record(key: tuple, times: RegionTimes) -> dict[str, Any]:

@@ -353,14 +353,21 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
     """A guarded ``?gemv`` (gesummv) or ``?gemm`` (gemm) cut by rows, its library's threads a
     third candidate (``Phase.library``): each mode forced through POLYFUSE_BLAS_THREADS (and the
     measured choice) gives the Python function's results, runs in that mode, and explain()
-    reports what was measured."""
+    reports what was measured.  The measured choice here measures at these small sizes (no
+    floor for threads nor for the prior, ``BlasTimes.prior``): its trials, checks and duels run
+    each mode in turn, every call checked."""
+    from polyfuse.backends.cpu import parallel
+
     from polyfuse.bench import suite
 
     monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    if mode == "measure":
+        monkeypatch.setattr(parallel, "MIN_PARALLEL_SECONDS", 0.0)
+        monkeypatch.setattr(parallel, "PRIOR_MIN_SECONDS", 0.0)
     sk = suite.get(name)
-    backend = _suite_kernel_on_two_threads(sk, 1e-12, calls=6, **sizes)
+    backend = _suite_kernel_on_two_threads(sk, 1e-12, calls=40 if mode == "measure" else 6, **sizes)
     sites = [p.index for p in backend.artifact.phases if p.blas_rows and p.library]
     assert sites and backend.blas_modes.keys() == set(sites), backend.artifact.phases
     if mode != "measure":
@@ -374,6 +381,7 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
     assert all(r["latest"] == backend.blas_modes[r["phase"]] for r in products)
     assert all(r["how"] == f"POLYFUSE_BLAS_THREADS={mode}" for r in products) or mode == "measure"
     assert calls["latest"] in {r["latest"] for r in products} and calls["threads"] == 2
+    assert ("prior" in calls) == (mode == "measure"), calls
 
 
 @pytest.mark.parametrize("mode", ["rows", "measure"])
@@ -880,6 +888,60 @@ def test_blas_times_clear_loser_is_checked_less_and_less():
         if times.best() == "rows":
             break
     assert times.best() == "rows" and times.lost.get("rows", 0) == 0
+
+
+def _bench_replay(times, took, timed: int = 7) -> tuple[list[str], list[str]]:
+    """``times`` driven on a fake clock as the bench drives a kernel (polyfuse/bench/measure.py):
+    calls until ``in_trials`` ends (6 at least), 0.2 s idle, then ``timed`` calls in a row;
+    ``took(mode, call)``: a run's seconds.  The modes of the untimed calls and of the timed ones."""
+    clock, ran = max(100.0, times.last_end + 1.0), []
+    while len(ran) < 6 or times.in_trials():
+        assert len(ran) < 200
+        mode = times.choose()
+        times.record(mode, took(mode, len(ran)), clock)
+        clock += took(mode, len(ran))
+        ran.append(mode)
+    clock, warm = clock + 0.2, len(ran)
+    for _ in range(timed):
+        mode = times.choose()
+        times.record(mode, took(mode, len(ran)), clock)
+        clock += took(mode, len(ran))
+        ran.append(mode)
+    return ran[:warm], ran[warm:]
+
+
+def test_blas_times_prior_one_blas_thread_must_win_a_duel():
+    """``BlasTimes.prior`` (``POLYFUSE_BLAS_PRIOR``): another job on one core while the threaded
+    modes run their trials (here 3x slower, one BLAS thread 1.1x) made the runs choose one BLAS
+    thread for every timed call (2mm in session 33's bench: ``serial 7``); with the prior one BLAS
+    thread must first beat the fastest threaded mode by ``PRIOR_MARGIN`` in a duel, which the
+    rows win once the load went, before the bench's timed calls (``in_trials`` holds meanwhile).
+    Where one BLAS thread is faster, it wins the duel and is chosen; when its runs then get faster
+    than in the duel (the load that slowed the duel may have gone), another duel comes at once."""
+    from polyfuse.backends.cpu.parallel import BlasTimes, blas_record
+
+    base = {"library": 4.2e-3, "rows": 4.0e-3, "serial": 7.7e-3}
+
+    def took(mode: str, call: int) -> float:
+        return base[mode] * ((1.1 if mode == "serial" else 3.0) if 1 <= call <= 8 else 1.0)
+
+    for prior in (False, True):
+        times = BlasTimes(True, {"serial": [10e-3]}, spin=0.1, recheck_trials=True, prior=prior)
+        warm, timed = _bench_replay(times, took)
+        assert ("serial" not in timed and timed[-3:] == ["rows"] * 3) if prior else timed == ["serial"] * 7, timed
+    assert times.verdict.endswith("lost by the 10% margin") and times.confirmed is None
+    assert "against rows" in times.verdict and warm[8:].count("serial") == 4  # (the duel's)
+
+    base.update(library=12e-3, rows=9e-3, serial=6e-3)  # one BLAS thread faster (a loaded machine)
+    times = BlasTimes(True, {"serial": [10e-3]}, spin=0.1, recheck_trials=True, prior=True)
+    warm, timed = _bench_replay(times, lambda mode, call: base[mode])
+    assert timed[2:] == ["serial"] * 5 and times.confirmed == 6e-3 and "won" in times.verdict
+    record = blas_record(("blas call", 2, (1,)), times, times.latest)
+    assert "chosen by a duel" in record["prior"] and record["chosen"] == "serial"
+    base.update(rows=2e-3, serial=4e-3)  # the load went: one BLAS thread's runs 4 ms, under its 6
+    _, timed = _bench_replay(times, lambda mode, call: base[mode], timed=40)
+    assert times.confirmed is None and times.reopened == 1 and timed[-10:] == ["rows"] * 10
+    assert "put to a duel again 1 time" in blas_record(("blas call", 2, (1,)), times, times.latest)["prior"]
 
 
 @pytest.mark.parametrize("mode", ["library", "rows", "serial"])
