@@ -228,7 +228,8 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         start = time.perf_counter()
         variant = kernel.compile(*args)
         row.compile_ms = (time.perf_counter() - start) * 1e3
-        row.stage_ms = {k: round(v * 1e3, 3) for k, v in variant.stages.seconds.items()}
+        if variant.stages is not None:  # a variant loaded from the disk cache was not staged here
+            row.stage_ms = {k: round(v * 1e3, 3) for k, v in variant.stages.seconds.items()}
         try:
             row.loop_nests = _loop_nests(variant)
         except Exception:  # noqa: BLE001 - informational only

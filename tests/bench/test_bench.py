@@ -323,3 +323,19 @@ def test_the_blas_modes_of_the_timed_calls_are_the_runs_since_the_warm_up():
     since = measure.tallies_since(before, after)
     assert since == {"blas call 2 (6, 7)": {"rows": 5}, "blas 4 1 6": {"library": 2}}
     assert bench_report._modes(since) == "rows 5" and bench_report._modes({}) == "-"
+
+
+def test_use_cache_bench_times_a_kernel_loaded_from_the_disk_cache(tmp_path, monkeypatch):
+    """`polyfuse bench --use-cache`: the second run's variant comes from the disk cache, which
+    keeps no per-stage compile times; the row is still timed and checked (it failed on
+    `variant.stages.seconds` before)."""
+    from polyfuse.bench import measure, suite
+    from polyfuse.bench.records import BenchSettings
+
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    settings = BenchSettings(preset="test", target="cpu", kernels=("chain3",), repeats=1, min_time=0.0,
+                             seed=0, threads=None, use_cache=True, section="loops")
+    spec = suite.get("chain3")
+    rows = [measure.bench_kernel(spec, settings) for _ in range(2)]
+    assert [r.error for r in rows] == ["", ""] and [r.check for r in rows] == ["ok", "ok"]
+    assert rows[0].stage_ms and not rows[1].stage_ms
