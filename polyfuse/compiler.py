@@ -31,6 +31,8 @@ from polyfuse.options import (
     compile_seconds,
     machine,
     one_thread_tiles,
+    overwritten_companions,
+    overwritten_forward,
     overwritten_stores,
     packed_rest_loops,
     packed_rows,
@@ -111,7 +113,8 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options,
     # written once (before the products and the schedule, which then see the local as any other;
     # only where contraction will shrink the local: a full-size one costs what it saves)
     if overwritten and options.target == "cpu" and options.contract and overwritten_stores():
-        scop, deps, forwarded = stages.run("overwritten stores", forward_overwritten, scop, deps)
+        scop, deps, forwarded = stages.run("overwritten stores", forward_overwritten, scop, deps,
+                                           forward=overwritten_forward(), companions=overwritten_companions())
         stages.records["overwritten stores"] = forwarded
     if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
         # numba-style `s = 0; for k: s += a * b; C[i, j] = alpha * s + ...` folded into C first

@@ -494,6 +494,28 @@ def overwritten_stores() -> bool:
     return env_flag("POLYFUSE_OVERWRITTEN_STORES", True)
 
 
+def overwritten_forward() -> bool:
+    """``POLYFUSE_OVERWRITTEN_FORWARD``: where an overwritten store (``overwritten_stores``) stores
+    a local scalar that one statement of the same loops sets and every reader reads in its
+    iteration (row softmax's ``e = exp(X[i, j] - m); out[i, j] = e; s += e``), that statement
+    writes the store's local and the readers read it there: one row of values instead of a row
+    of ``e`` and a copy of it (polyfuse/schedule/overwritten.py).  cpu target only.  Default on
+    (softmax 5-8% less CPU time, docs/performance.md, *Session 34: bandwidth-bound kernels*); 0
+    keeps the scalar and its copy."""
+    return env_flag("POLYFUSE_OVERWRITTEN_FORWARD", True)
+
+
+def overwritten_companions() -> bool:
+    """``POLYFUSE_OVERWRITTEN_COMPANIONS``: a store whose values are also read, in their own
+    iteration, by other statements of its loops before one overwrites them (numba-style softmax's
+    ``out[i, j] = exp(...); s += out[i, j]`` then ``out[i, j] /= s``) goes through a local too,
+    every such read reading the local (polyfuse/schedule/overwritten.py): the array is written
+    once (non-temporal stores where nothing reads it) instead of read for ownership and written
+    twice.  Default off: the same CPU time on the loaded session-34 machine (wall time not
+    measurable there; benchmarks/overwritten_forward_ab.py); 1 turns it on."""
+    return env_flag("POLYFUSE_OVERWRITTEN_COMPANIONS", False)
+
+
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
     loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS``

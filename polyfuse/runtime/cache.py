@@ -106,6 +106,8 @@ def cpu_key() -> str:
         narrow_gemm,
         one_row_copy,
         overlap_rows,
+        overwritten_companions,
+        overwritten_forward,
         overwritten_stores,
         packed_twins,
         phase_chains,
@@ -152,6 +154,8 @@ def cpu_key() -> str:
     scaled += "" if blas_scale_fold() else " scaling-kept"  # loop_products' choice, keyed here too
     scaled += " gemv-row-loops" if gemv_row_loops() else ""  # a frontend choice, keyed here too
     scaled += "" if overwritten_stores() else " stores-kept"  # schedule/overwritten's choice, keyed here too
+    scaled += "" if overwritten_forward() else " forward-kept"  # (a stored scalar's row, too)
+    scaled += " companions" if overwritten_companions() else ""  # (and the readers it sends there)
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""
