@@ -229,7 +229,7 @@ def rare_loops() -> bool:
     LLVM's unrolling and vectorizing off (backends.cpu.llvm, ``RARE_LOOP``): the rerun is a
     compare-and-select chain that neither speeds up, and attention_rows' softmax phase has eight
     of them (its interleaved rows), a sixth of the instructions LLVM generated for it
-    (docs/performance.md, *Compile time, session 34*).  0: LLVM's defaults (for A/B measurements)."""
+    (docs/performance.md, *Session 34: compile time*).  0: LLVM's defaults (for A/B measurements)."""
     return env_flag("POLYFUSE_RARE_LOOPS", True)
 
 

@@ -1015,7 +1015,7 @@ ROW_TAIL = "polyfuse.row_tail"
 #: plain scalar loop, as ``ROW_SHORT``.  LLVM's work on a loop grows with the copies its unroller
 #: and vectorizer make, whether the loop runs or not: attention_rows' softmax phase has eight such
 #: reruns (one per interleaved row), 2,978 -> 2,447 instructions after the optimiser without their
-#: copies (docs/performance.md, *Compile time, session 34*).
+#: copies (docs/performance.md, *Session 34: compile time*).
 RARE_LOOP = "polyfuse.rare_loop"
 
 
