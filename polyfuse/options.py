@@ -223,6 +223,16 @@ def one_thread_tiles() -> bool:
     return env_flag("POLYFUSE_ONE_THREAD_TILES", True)
 
 
+def rare_loops() -> bool:
+    """``POLYFUSE_RARE_LOOPS``: loops on rarely taken paths (``loop_ast.For.rare``: the exact rerun of
+    a min/max reduction whose lanes found a zero or a NaN, passes/lanes.py) are generated with
+    LLVM's unrolling and vectorizing off (backends.cpu.llvm, ``RARE_LOOP``): the rerun is a
+    compare-and-select chain that neither speeds up, and attention_rows' softmax phase has eight
+    of them (its interleaved rows), a sixth of the instructions LLVM generated for it
+    (docs/performance.md, *Session 34: compile time*).  0: LLVM's defaults (for A/B measurements)."""
+    return env_flag("POLYFUSE_RARE_LOOPS", True)
+
+
 def tiled_lsr() -> bool:
     """``POLYFUSE_TILED_LSR``: LLVM's loop strength reduction runs on the machine code of
     time-tiled nests too (backends.cpu.llvm, ``without_lsr``).  Default on (LLVM's default

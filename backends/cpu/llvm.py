@@ -104,6 +104,7 @@ from polyfuse.options import (
     math_loop_interleave,
     one_row_copy,
     packed_twins,
+    rare_loops,
     row_alias_checks,
     row_heads,
     row_heads_alike,
@@ -1010,11 +1011,18 @@ def interleave_math_loops(text: str) -> str:
 ROW_MAIN = "polyfuse.row_main"
 ROW_SHORT = "polyfuse.row_short"
 ROW_TAIL = "polyfuse.row_tail"
+#: Back-edge marker of a loop on a rarely taken path (``For.rare``, ``POLYFUSE_RARE_LOOPS``): kept a
+#: plain scalar loop, as ``ROW_SHORT``.  LLVM's work on a loop grows with the copies its unroller
+#: and vectorizer make, whether the loop runs or not: attention_rows' softmax phase has eight such
+#: reruns (one per interleaved row), 2,978 -> 2,447 instructions after the optimiser without their
+#: copies (docs/performance.md, *Session 34: compile time*).
+RARE_LOOP = "polyfuse.rare_loop"
 
 
 def row_loop_hints(text: str) -> str:
-    """``text`` with the back edges marked ``ROW_MAIN``, ``ROW_TAIL``, ``ROW_SHORT`` given their loop metadata."""
-    if ROW_MAIN not in text:
+    """``text`` with the back edges marked ``ROW_MAIN``, ``ROW_TAIL``, ``ROW_SHORT``, ``RARE_LOOP``
+    given their loop metadata."""
+    if ROW_MAIN not in text and RARE_LOOP not in text:
         return text
     taken = [int(n) for n in re.findall(r"^!(\d+) = ", text, flags=re.M)]
     first = max(taken, default=-1) + 1
@@ -1031,7 +1039,8 @@ def row_loop_hints(text: str) -> str:
         added.append(f"!{number} = distinct !{{!{number}, {hints}}}")
         return f", !llvm.loop !{number}"
 
-    text = re.sub(rf', !"?({re.escape(ROW_MAIN)}|{re.escape(ROW_SHORT)}|{re.escape(ROW_TAIL)})"? !\d+', loop_id, text)
+    markers = "|".join(re.escape(marker) for marker in (ROW_MAIN, ROW_SHORT, ROW_TAIL, RARE_LOOP))
+    text = re.sub(rf', !"?({markers})"? !\d+', loop_id, text)
     return text + "\n" + "\n".join(added) + "\n" if added else text
 
 
@@ -1513,7 +1522,10 @@ class KernelCodegen:
                  marker: str = "") -> None:
         """The loop; ``start``/``end`` restrict it to ``start <= iterator < end`` (``counted``:
         ``end`` is its only bound, so LLVM sees the trip count ``end - start``)."""
-        if start is None and end is None and body is None and (lanes := row_tail_lanes(self.program, node)):
+        if node.rare and not marker and rare_loops():
+            marker = RARE_LOOP  # (and none of the row forms below: the loop runs only in rare cases)
+        if start is None and end is None and body is None and not marker and (
+                lanes := row_tail_lanes(self.program, node)):
             self._emit_row_tail(node, lanes)
             return
         if body is None and not marker and self.quotients is None and (
@@ -1559,7 +1571,7 @@ class KernelCodegen:
         b.store(b.add(current, ll.Constant(_I64, node.step), flags=["nsw"]), slot)
         back_edge = b.branch(header)
         added = self.inline_math_names[math_before:]
-        if added and not any(isinstance(n, For) for n in nodes(node.body)):
+        if marker != RARE_LOOP and added and not any(isinstance(n, For) for n in nodes(node.body)):
             chains = self.math_statements - statements_before
             back_edge.set_metadata(f"{MATH_LOOP}.{math_loop_interleave(added, chains)}", self.module.add_metadata([]))
         elif marker:

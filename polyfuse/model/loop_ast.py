@@ -83,6 +83,10 @@ class For:
     # schedule/time_tiling.py): only such a wavefront loop may have its tiles walked in another
     # order (backends/cpu/llvm.py, ``tile_pair``), not the same statements' untiled loops
     time_tiles: bool = False
+    # a loop on a path that runs only in rare cases (the exact rerun of a min/max reduction whose
+    # lanes found a zero or a NaN: passes/lanes.py): the cpu backend generates it plainly, without
+    # LLVM's unrolling and vectorizing (``options.rare_loops``: compile time)
+    rare: bool = False
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,7 @@ def cpu_key() -> str:
         phase_chains,
         product_pairs,
         product_twins,
+        rare_loops,
         reciprocal_quotients,
         row_alias_checks,
         row_heads,
@@ -145,6 +146,7 @@ def cpu_key() -> str:
     lsr += "" if row_heads_alike() or not row_heads() else " heads-apart"
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
+    lsr += "" if rare_loops() else " rare-loops-optimised"
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too

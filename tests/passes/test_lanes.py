@@ -137,6 +137,20 @@ def test_zero_maximum_keeps_the_sign_python_gives(target):
     assert np.signbit(expected[0]) and same_bits(expected, actual)
 
 
+@pytest.mark.skipif(not HAS_CPU, reason="needs the cpu target")
+def test_rerun_loop_generated_plainly(monkeypatch):
+    # the exact rerun is a rare path: its loops (one per interleaved row, and the rest rows') get
+    # LLVM's unrolling and vectorizing off
+    X, M = np.ones((2, 20)), np.empty(2)
+
+    def hinted() -> int:
+        return polyfuse.kernel(row_max).inspect_llvm(X, M, optimized=False).count('"llvm.loop.unroll.disable"')
+
+    rare = hinted()
+    monkeypatch.setenv("POLYFUSE_RARE_LOOPS", "0")
+    assert rare > hinted()
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("fn", [max_first_argument_is_element, max_and_sum])
 def test_left_alone_when_not_the_exact_pattern(target, fn):
