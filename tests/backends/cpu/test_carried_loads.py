@@ -68,7 +68,8 @@ def _queues(kernel, args) -> int:
     (jacobi_1d, 2, [(4, 3), (3, 4), (2, 6), (7, 19), (2, 3100)]),
     (_three_sweeps, 3, [(2, 4), (3, 6), (5, 9), (6, 33), (2, 2100)]),
 ])
-def test_fused_sweeps_give_pythons_bits(func, arrays, sizes):
+def test_fused_sweeps_give_pythons_bits(monkeypatch, func, arrays, sizes):
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_ROWS_MIN", "0")  # rows of any length fused
     kernel = polyfuse.kernel(func, cache=False)
     rng = np.random.default_rng(7)
     for tsteps, n in sizes:
