@@ -167,6 +167,16 @@ def carried_loads_enabled() -> bool:
     return env_flag("POLYFUSE_CARRIED_LOADS", True)
 
 
+def carried_loads_guarded() -> bool:
+    """``POLYFUSE_CARRIED_GUARD``: a loop with carried loads (``carried_loads_enabled``) runs them
+    only where it has at least as many iterations as its longest queue, whose preloads then read
+    the elements its first iterations load, at plain addresses; a copy of the loop without queues
+    (scalar) runs shorter rows.  Default on: 0 keeps one loop whose preloads clamp each address to
+    the loop's last iteration (a select), after which LLVM's vector loop for queues of 2 and more
+    took twice the shuffles (two 5-point sweeps fused: 1.5x slower; docs/performance.md, *Session 34*)."""
+    return env_flag("POLYFUSE_CARRIED_GUARD", True)
+
+
 #: Rows shorter than this many vectors run the sweeps of a time step as separate row loops on the
 #: untiled side of the whole-row version, not fused (``Options.time_tile_fused_rows``,
 #: ``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN``; 0: fused at every length).  The fused loop ends each row
