@@ -177,9 +177,10 @@ def carried_loads_guarded() -> bool:
     return env_flag("POLYFUSE_CARRIED_GUARD", True)
 
 
-#: Rows shorter than this many vectors run the sweeps of a time step as separate row loops on the
-#: untiled side of the whole-row version, not fused (``Options.time_tile_fused_rows``,
-#: ``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN``; 0: fused at every length).  The fused loop ends each row
+#: Rows shorter than this many vectors (per sweep fused into the first: three sweeps, twice as
+#: many) run the sweeps of a time step as separate row loops on the untiled side of the whole-row
+#: version, not fused (``Options.time_tile_fused_rows``, ``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN``; 0:
+#: fused at every length).  The fused loop ends each row
 #: in up to 2 x lanes - 1 scalar iterations of every sweep (LLVM's vector loop takes two vectors
 #: a step; no row tail: it reads what it stored), the separate loops in one overlapping vector
 #: step each (``row_tail_lanes``).

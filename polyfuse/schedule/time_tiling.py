@@ -780,8 +780,8 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
     sweeps of one time step in one row loop (``fused_sweeps``): jacobi-1d's ``B[i]`` and then
     ``A[i - 1]`` in each iteration, so the second sweep reads ``B`` right after the first stored
     it (from registers: polyfuse/analysis/carried_loads.py) and each row is walked once per time step, not
-    twice.  ``fuse_rows`` is the least bytes of a row (of the widest element) for that: below it
-    each sweep keeps its own row loop (a third version on the parameters; ``Options.time_tile_fused_rows``:
+    twice.  ``fuse_rows`` is the least bytes of a row (of the widest element) for that, per sweep
+    fused into the first (two sweeps: once, three: twice): below it each sweep keeps its own row loop (a third version on the parameters; ``Options.time_tile_fused_rows``:
     the fused loop ends each row in up to two vectors' worth of scalar iterations of every sweep,
     the separate loops in one overlapping vector step each).  The caller retries without it
     where the fused program does not verify."""
@@ -803,8 +803,9 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
     if fits.is_empty() or wide.is_empty():
         return None
     fused = fused_sweeps(scop, deps, node) if fuse_rows and deps is not None else None
-    # rows shorter than ``fuse_rows`` bytes of the widest element keep a row loop per sweep
-    least = -(-fuse_rows // _widest_element(scop, stmts)) if fused is not None else 0
+    # rows shorter than ``fuse_rows`` bytes of the widest element per sweep fused into the first
+    # keep a row loop per sweep
+    least = -(-fuse_rows // _widest_element(scop, stmts)) * (len(node.body) - 1) if fused is not None else 0
     longer = _rows_spanning(scop, spans, least - 1).intersect(fits).coalesce() if least > 1 else fits
     if longer.is_empty():
         fused = None
