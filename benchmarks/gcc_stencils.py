@@ -34,6 +34,7 @@ over its preset one (1.0: the tiles cost nothing over a grid that fits).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import os
@@ -168,16 +169,46 @@ def _fresh(args: tuple) -> tuple:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-def _min_per_call(fn, base: tuple, reps: int, clock=time.perf_counter) -> float:
-    """The fastest of ``reps`` calls on fresh copies of ``base``, by ``clock`` (wall time, or
-    ``time.thread_time``: the calling thread's CPU time, blind to preemption by other jobs)."""
+def _on(count: int | None):
+    """polyfuse on ``count`` threads inside the block (None: as set).  Around a whole series of
+    calls, not each call: every change of the thread count makes a kernel's native entry miss
+    (runtime/native.py checks ``threads.THREADS_EPOCH``), so a ``limited_to`` per call timed the
+    plan's Python path and a new entry each call (about 6 us more a call, session 34)."""
+    return threads.limited_to(count) if count else contextlib.nullcontext()
+
+
+def _min_per_call(fn, base: tuple, reps: int, clock=time.perf_counter, count: int | None = None) -> float:
+    """The fastest time per call of ``reps`` calls on fresh copies of ``base``, by ``clock``
+    (wall time, or ``time.thread_time``: the calling thread's CPU time, blind to preemption by
+    other jobs); polyfuse on ``count`` threads (``_on``).  Calls shorter than ~1 ms are timed in
+    batches (``_batch``: one clock reading per batch, the copies made before it): on this VM
+    ``time.thread_time`` is a system call of ~3.3 us, which a call of 12 us timed alone carried."""
     best = float("inf")
-    for _ in range(reps):
-        args = _fresh(base)
-        start = clock()
-        fn(*args)
-        best = min(best, clock() - start)
+    batch = _batch(fn, base, count)
+    with _on(count):
+        for _ in range(max(1, reps // batch)):
+            copies = [_fresh(base) for _ in range(batch)]
+            start = clock()
+            for args in copies:
+                fn(*args)
+            best = min(best, (clock() - start) / batch)
     return best
+
+
+def _batch(fn, base: tuple, count: int | None = None) -> int:
+    """Calls per clock reading: about 1 ms of them (at most 50), by ``fn``'s wall time per call."""
+    with _on(count):
+        fn(*_fresh(base))
+        args = _fresh(base)
+        start = time.perf_counter()
+        fn(*args)
+        once = time.perf_counter() - start
+    return max(1, min(50, int(1e-3 / max(once, 1e-7))))
+
+
+def _reps(fn, base: tuple) -> int:
+    """Calls per round: enough for about 20 ms (at most 200), by ``fn``'s time per call."""
+    return max(2, min(200, int(0.02 / max(_min_per_call(fn, base, 2), 1e-6))))
 
 
 def measure(name: str, preset: str, rounds: int, cc: str, cflags: list[str], workdir: str) -> dict:
@@ -192,38 +223,31 @@ def measure(name: str, preset: str, rounds: int, cc: str, cflags: list[str], wor
 
     pf = polyfuse.kernel(sk.func)
     nb = numba.njit(sk.func)
-
-    def pf1(*args):
-        with threads.limited_to(1):
-            pf(*args)
-
-    def pf2(*args):
-        with threads.limited_to(2):
-            pf(*args)
-
-    contenders = {"gcc": gcc, "numba": nb, "polyfuse 1T": pf1, "polyfuse 2T": pf2}
+    # label -> (function, polyfuse's thread count: each contender's calls run under its own)
+    contenders = {"gcc": (gcc, None), "numba": (nb, None), "polyfuse 1T": (pf, 1), "polyfuse 2T": (pf, 2)}
     names = list(sk.func.__code__.co_varnames[:sk.func.__code__.co_argcount])
     expected = _fresh(base)
     nb(*expected)  # compiles numba
     first = {}
-    for label, fn in contenders.items():
+    for label, (fn, count) in contenders.items():
         args = _fresh(base)
         start = time.perf_counter()
-        fn(*args)
+        with _on(count):
+            fn(*args)
         first[label] = time.perf_counter() - start
         for out in sk.outputs:
             k = names.index(out)
             if not np.allclose(args[k], expected[k], rtol=1e-7, atol=1e-9):
                 raise AssertionError(f"{name}: {label}'s {out} differs from numba's")
     for label in ("polyfuse 1T", "polyfuse 2T"):  # the runtime's team trials and native entry, untimed
-        measure_.warm_up(contenders[label], base)
-    per_call = _min_per_call(gcc, base, 2)
-    reps = max(1, min(200, int(0.02 / max(per_call, 1e-6))))
+        with _on(contenders[label][1]):
+            measure_.warm_up(pf, base)
+    reps = _reps(gcc, base)
     load_before = os.getloadavg()
     times: dict[str, list[float]] = {c: [] for c in contenders}
     for _ in range(rounds):
-        for label, fn in contenders.items():
-            times[label].append(_min_per_call(fn, base, reps))
+        for label, (fn, count) in contenders.items():
+            times[label].append(_min_per_call(fn, base, reps, count=count))
     load_after = os.getloadavg()
     ms = {c: min(v) * 1e3 for c, v in times.items()}
     return {"kernel": name, "preset": preset, "sizes": sizes, "rounds": rounds, "calls_per_round": reps,
@@ -252,28 +276,30 @@ def ceiling(name: str, preset: str, rounds: int, cc: str, cflags: list[str], wor
         _, lib, arrays, _ = runs[label]
         return lambda *args: lib.kernel(*[ctypes.c_void_p(args[i].ctypes.data) for i in arrays])
 
-    def pf1(*args):
-        with threads.limited_to(1):
-            pf(*args)
-
     contenders = {"gcc": ("preset", gcc_of("preset")), "gcc in cache": ("in_cache", gcc_of("in_cache")),
-                  "polyfuse 1T": ("preset", pf1), "polyfuse 1T in cache": ("in_cache", pf1)}
+                  "polyfuse 1T": ("preset", pf), "polyfuse 1T in cache": ("in_cache", pf)}
     outputs = {}
-    for label, (run, fn) in contenders.items():
-        for _ in range(2 if label.startswith("polyfuse") else 1):  # compiles, first calls
-            outputs[label] = _fresh(runs[run][0])
-            fn(*outputs[label])
+    with _on(1):  # polyfuse on one thread throughout (gcc's calls do not look)
+        for label, (run, fn) in contenders.items():
+            for _ in range(2 if label.startswith("polyfuse") else 1):  # compiles, first calls
+                outputs[label] = _fresh(runs[run][0])
+                fn(*outputs[label])
+        for run in ("preset", "in_cache"):  # the native entry, untimed
+            measure_.warm_up(pf, runs[run][0])
     names = list(sk.func.__code__.co_varnames[:sk.func.__code__.co_argcount])
     for c_label, p_label in (("gcc", "polyfuse 1T"), ("gcc in cache", "polyfuse 1T in cache")):
         for out in sk.outputs:
             k = names.index(out)
             if not np.allclose(outputs[p_label][k], outputs[c_label][k], rtol=1e-7, atol=1e-9):
                 raise AssertionError(f"{name}: {p_label}'s {out} differs from {c_label}'s")
+    # calls per round: enough for ~20 ms each (a MEDIUM jacobi-1d call is ~15 us: the min of 2
+    # calls a round was mostly the first call after another contender's)
+    reps = {label: _reps(gcc_of(run), runs[run][0]) for label, (run, _) in contenders.items()}
     load_before = os.getloadavg()
     times: dict[str, list[float]] = {c: [] for c in contenders}
     for _ in range(rounds):
         for label, (run, fn) in contenders.items():
-            times[label].append(_min_per_call(fn, runs[run][0], 2, time.thread_time))
+            times[label].append(_min_per_call(fn, runs[run][0], reps[label], time.thread_time, count=1))
     load_after = os.getloadavg()
     ns = {c: min(v) * 1e9 / runs[contenders[c][0]][3] for c, v in times.items()}
     best = min(ns["gcc in cache"], ns["polyfuse 1T in cache"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import statistics
 import sys
 import time
 
@@ -86,6 +87,10 @@ def main(argv: list[str]) -> None:
     what = "thread CPU " if clock is time.thread_time else ""
     print(f"{name} {sizes} threads={threads} load {load} {what}min of {rounds}: {first} {reference:.3f} ms; " + "; ".join(
         f"{c} {min(v) * 1e3:.3f} ms ({reference / (min(v) * 1e3):.2f}x)" for c, v in times.items() if c != first))
+    middle = statistics.median(times[first]) * 1e3
+    print(f"  medians: {first} {middle:.3f} ms; " + "; ".join(
+        f"{c} {statistics.median(v) * 1e3:.3f} ms ({middle / (statistics.median(v) * 1e3):.2f}x)"
+        for c, v in times.items() if c != first))
     for config in configs:
         if config in ("numpy", "numpy1"):
             continue

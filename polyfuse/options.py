@@ -167,6 +167,25 @@ def carried_loads_enabled() -> bool:
     return env_flag("POLYFUSE_CARRIED_LOADS", True)
 
 
+def carried_loads_guarded() -> bool:
+    """``POLYFUSE_CARRIED_GUARD``: a loop with carried loads (``carried_loads_enabled``) runs them
+    only where it has at least as many iterations as its longest queue, whose preloads then read
+    the elements its first iterations load, at plain addresses; a copy of the loop without queues
+    (scalar) runs shorter rows.  Default on: 0 keeps one loop whose preloads clamp each address to
+    the loop's last iteration (a select), after which LLVM's vector loop for queues of 2 and more
+    took twice the shuffles (two 5-point sweeps fused: 1.5x slower; docs/performance.md, *Session 34*)."""
+    return env_flag("POLYFUSE_CARRIED_GUARD", True)
+
+
+#: Rows shorter than this many vectors (per sweep fused into the first: three sweeps, twice as
+#: many) run the sweeps of a time step as separate row loops on the untiled side of the whole-row
+#: version, not fused (``Options.time_tile_fused_rows``, ``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN``; 0:
+#: fused at every length).  The fused loop ends each row
+#: in up to 2 x lanes - 1 scalar iterations of every sweep (LLVM's vector loop takes two vectors
+#: a step; no row tail: it reads what it stored), the separate loops in one overlapping vector
+#: step each (``row_tail_lanes``).
+FUSED_ROWS_MIN_VECTORS = 64
+
 #: Rows shorter than this many vectors get no row head (``row_heads``).  The head is one vector
 #: step more per row; with heads only where the arrays lie alike (``row_heads_alike``) heat-3d's
 #: rows of 118 points (15 steps) won it back, 1.04-1.05x at LARGE, and rows of 78 1.07x where
@@ -901,11 +920,20 @@ class Options:
         ``whole_row_version``); 0 where ``POLYFUSE_TIME_TILE_WHOLE_ROW=0`` (default: on)."""
         return machine().l1d if env_flag("POLYFUSE_TIME_TILE_WHOLE_ROW", True) else 0
 
-    def time_tile_fused_rows(self) -> bool:
+    def time_tile_fused_rows(self) -> int:
         """The untiled side of ``time_tile_whole_row`` runs a time step's sweeps fused into one
-        row loop (schedule/time_tiling.py, ``fused_sweeps``), unless ``POLYFUSE_TIME_TILE_FUSED_ROWS=0``
-        or carried loads are off (``carried_loads_enabled``: without them the fused loop is slower)."""
-        return env_flag("POLYFUSE_TIME_TILE_FUSED_ROWS", True) and carried_loads_enabled()
+        row loop (schedule/time_tiling.py, ``fused_sweeps``) where its rows hold at least this
+        many bytes of each array (``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN`` vectors of the CPU's
+        width; 1 where that is 0: every row); 0 (no fused rows) where
+        ``POLYFUSE_TIME_TILE_FUSED_ROWS=0`` or carried loads are off (``carried_loads_enabled``:
+        without them the fused loop is slower)."""
+        if not (env_flag("POLYFUSE_TIME_TILE_FUSED_ROWS", True) and carried_loads_enabled()):
+            return 0
+        text = env_text("POLYFUSE_TIME_TILE_FUSED_ROWS_MIN").strip()
+        if text and not text.isdigit():
+            raise ArgumentError(f"POLYFUSE_TIME_TILE_FUSED_ROWS_MIN={text!r} is not a count of vectors")
+        vectors = int(text) if text else FUSED_ROWS_MIN_VECTORS
+        return max(1, vectors * vector_bytes())
 
     def time_tile_fused_tiles(self) -> int:
         """The most space dimensions a time-tiled stencil's sweeps may have for a tile to run a
@@ -960,7 +988,7 @@ class Options:
         if not self.time_tiling_enabled():
             return "off"
         whole = f",whole:{self.time_tile_whole_row()}" if self.time_tile_whole_row() else ""
-        whole += ",fused-rows" if whole and self.time_tile_fused_rows() else ""
+        whole += f",fused-rows:{self.time_tile_fused_rows()}" if whole and self.time_tile_fused_rows() else ""
         whole += f",fused-tiles:{self.time_tile_fused_tiles()}" if self.time_tile_fused_tiles() else ""
         whole += "" if self.time_tile_atomic() else ",separate-tiles"
         return (env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}") + whole

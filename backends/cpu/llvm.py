@@ -99,6 +99,7 @@ from polyfuse.model.loop_ast import (
 from polyfuse.model.scop import ArrayInfo, isl_name
 from polyfuse.options import (
     carried_loads_enabled,
+    carried_loads_guarded,
     jit_small_code,
     library_entry,
     math_loop_interleave,
@@ -1022,7 +1023,7 @@ RARE_LOOP = "polyfuse.rare_loop"
 def row_loop_hints(text: str) -> str:
     """``text`` with the back edges marked ``ROW_MAIN``, ``ROW_TAIL``, ``ROW_SHORT``, ``RARE_LOOP``
     given their loop metadata."""
-    if ROW_MAIN not in text and RARE_LOOP not in text:
+    if ROW_MAIN not in text and ROW_SHORT not in text and RARE_LOOP not in text:
         return text
     taken = [int(n) for n in re.findall(r"^!(\d+) = ", text, flags=re.M)]
     first = max(taken, default=-1) + 1
@@ -1536,9 +1537,32 @@ class KernelCodegen:
                 stmt := self._streamed(node)):
             self._emit_streaming(node, stmt, start, end)
             return
+        found = (carried_loads(self.program, node) if start is None and end is None and body is None and not marker
+                 and not self.warm_up and self.quotients is None and carried_loads_enabled() else ())
+        if found and carried_loads_guarded():
+            self._emit_guarded_queues(node, found, counted)
+            return
+        self._emit_loop(node, start, end, body, counted=counted, marker=marker, found=found)
+
+    def _emit_guarded_queues(self, node: For, found: tuple, counted: bool) -> None:
+        """``node`` with its carried loads where it runs at least as many iterations as its longest
+        queue (the preloads then read what its first iterations load, at plain addresses: with
+        each address clamped by a select, LLVM's vector loop took twice the shuffles), else as
+        written, a scalar loop (``ROW_SHORT``) of at most that many iterations."""
         b = self.builder
-        queues = (self._carry_queues(node) if start is None and end is None and body is None and not marker
-                  and not self.warm_up and self.quotients is None else None)
+        first, bound = self.exprs.emit(node.init), self.exprs.emit(exclusive_bound(node))
+        longest = max(carry.distance for carry in found)
+        with b.if_else(b.icmp_signed(">=", b.sub(bound, first), _i64(longest))) as (long_row, short_row):
+            with long_row:
+                self._emit_loop(node, counted=counted, found=found)
+            with short_row:
+                self._emit_loop(node, counted=counted, marker=ROW_SHORT)
+
+    def _emit_loop(self, node: For, start=None, end=None, body=None, *, counted: bool = False,
+                   marker: str = "", found: tuple = ()) -> None:
+        """``emit_For``'s plain loop; with the queues of its carried loads ``found``."""
+        b = self.builder
+        queues = self._carry_queues(node, found) if found else None
         slot = self.alloca_builder.alloca(_I64, name=node.iterator)
         b.store(self.exprs.emit(node.init) if start is None else start, slot)
         header = b.append_basic_block(f"{node.iterator}.header")
@@ -1582,14 +1606,12 @@ class KernelCodegen:
             for call in nodes(node.body):
                 self.carried.pop(id(call), None)
 
-    def _carry_queues(self, loop: For) -> list | None:
-        """The queues of ``loop``'s carried loads (polyfuse/analysis/carried_loads.py), filled with what its
-        first iterations load, or None.  Each is (slots, the values its source stored this
+    def _carry_queues(self, loop: For, found: tuple) -> list | None:
+        """The queues of ``loop``'s carried loads ``found`` (polyfuse/analysis/carried_loads.py), filled
+        with what its first iterations load.  Each is (slots, the values its source stored this
         iteration); the carried load reads ``slots[0]``."""
-        found = carried_loads(self.program, loop) if carried_loads_enabled() else ()
-        if not found:
-            return None
         b = self.builder
+        clamp = not carried_loads_guarded()  # (guarded: the loop runs at least as many iterations as a queue holds)
         calls = [n for n in nodes(loop.body) if isinstance(n, StmtCall)]
         first, bound = self.exprs.emit(loop.init), self.exprs.emit(exclusive_bound(loop))
         last = b.sub(bound, _i64(1))
@@ -1604,7 +1626,8 @@ class KernelCodegen:
                     # what iteration first + k loads (where the loop runs fewer iterations, what its last
                     # one loads: that value is never used, and the element is one the loop reads)
                     at = b.add(first, _i64(k))
-                    at = b.select(b.icmp_signed("<", at, bound), at, last)
+                    if clamp:
+                        at = b.select(b.icmp_signed("<", at, bound), at, last)
                     value = self._load_at(loop, call, stmt, carry.load, at)
                     slot = self.alloca_builder.alloca(value.type, name=f"carried.{carry.load.array}")
                     b.store(value, slot)

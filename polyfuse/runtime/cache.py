@@ -95,6 +95,7 @@ def cpu_key() -> str:
         blas_stack_chunks,
         blas_symm,
         carried_loads_enabled,
+        carried_loads_guarded,
         epilogue_chains,
         gemv_row_loops,
         integer_checks,
@@ -147,6 +148,7 @@ def cpu_key() -> str:
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     lsr += "" if rare_loops() else " rare-loops-optimised"
+    lsr += "" if carried_loads_guarded() or not carried_loads_enabled() else " carried-selects"
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too

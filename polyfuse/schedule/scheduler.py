@@ -63,7 +63,7 @@ class ScheduleResult:
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
                     time_tile_sizes: tuple[int, ...] = (), time_tile_whole_row: int = 0,
-                    time_tile_fused_rows: bool = False, time_tile_fused_tiles: int = 0,
+                    time_tile_fused_rows: int = 0, time_tile_fused_tiles: int = 0,
                     time_tile_atomic: bool = False, vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
                     chunked_sums: bool = False, pivot_block: int = 0, transpose_budget: int = 0,
@@ -156,7 +156,7 @@ def sequenced(scop: Scop, body: tuple, parts: tuple[isl.Schedule | None, ...]) -
 
 def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int,
                       sizes: tuple[int, ...] = (), whole_row: int = 0,
-                      fused_rows: bool = False, fused_tiles: int = 0,
+                      fused_rows: int = 0, fused_tiles: int = 0,
                       atomic_tiles: bool = False) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
     """The time-tiled schedule of each node of ``body`` (None: keep the smart tree), kept only
     when the whole program's schedule with them verifies.

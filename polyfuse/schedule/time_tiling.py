@@ -693,7 +693,7 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
-              fixed_sizes: tuple[int, ...] = (), whole_row: int = 0, fused_rows: bool = False,
+              fixed_sizes: tuple[int, ...] = (), whole_row: int = 0, fused_rows: int = 0,
               fused_tiles: int = 0, atomic_tiles: bool = False,
               ) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
     """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
@@ -715,7 +715,7 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budg
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
           fixed_sizes: tuple[int, ...], whole_row: int = 0,
-          fused_rows: bool = False, fused_tiles: int = 0,
+          fused_rows: int = 0, fused_tiles: int = 0,
           atomic_tiles: bool = False) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
@@ -763,7 +763,7 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
 
 def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
                       points: int, deps: Dependences | None = None,
-                      fuse_rows: bool = False) -> tuple[isl.Schedule, str] | None:
+                      fuse_rows: int = 0) -> tuple[isl.Schedule, str] | None:
     """(schedule, why): ``tiled`` where a row of the nest spans more than ``points`` points, and
     the untiled nest (``node``'s own loops, one whole row per sweep) where every row fits, chosen
     at run time on the parameters (isl emits the test), or None where no parameter values would
@@ -780,7 +780,11 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
     sweeps of one time step in one row loop (``fused_sweeps``): jacobi-1d's ``B[i]`` and then
     ``A[i - 1]`` in each iteration, so the second sweep reads ``B`` right after the first stored
     it (from registers: polyfuse/analysis/carried_loads.py) and each row is walked once per time step, not
-    twice.  The caller retries without it where the fused program does not verify."""
+    twice.  ``fuse_rows`` is the least bytes of a row (of the widest element) for that, per sweep
+    fused into the first (two sweeps: once, three: twice): below it each sweep keeps its own row loop (a third version on the parameters; ``Options.time_tile_fused_rows``:
+    the fused loop ends each row in up to two vectors' worth of scalar iterations of every sweep,
+    the separate loops in one overlapping vector step each).  The caller retries without it
+    where the fused program does not verify."""
     stmts = node.statements
     pieces = []
     for name in stmts:
@@ -794,18 +798,35 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
         return None
     row = isl.Set.from_union_set(rows)
     spans = isl.Map.from_domain_and_range(row, row).deltas()
-    wide = spans.intersect(isl.Set.read_from_str(spans.get_ctx(), f"{{ [d] : d >= {points} }}")).params()
+    wide = _rows_spanning(scop, spans, points)
     fits = scop.context.subtract(wide).coalesce()
-    wide = wide.intersect(scop.context).coalesce()
     if fits.is_empty() or wide.is_empty():
         return None
     fused = fused_sweeps(scop, deps, node) if fuse_rows and deps is not None else None
-    plain = scop.schedule_of((fused or node,)).intersect_domain(domain.intersect_params(fits))
+    # rows shorter than ``fuse_rows`` bytes of the widest element per sweep fused into the first
+    # keep a row loop per sweep
+    least = -(-fuse_rows // _widest_element(scop, stmts)) * (len(node.body) - 1) if fused is not None else 0
+    longer = _rows_spanning(scop, spans, least - 1).intersect(fits).coalesce() if least > 1 else fits
+    if longer.is_empty():
+        fused = None
+    untiled = [(node, fits.subtract(longer).coalesce()), (fused, longer)] if fused is not None else [(node, fits)]
+    parts = [scop.schedule_of((how,)).intersect_domain(domain.intersect_params(where))
+             for how, where in untiled if how is not None and not where.is_empty()]
+    plain = parts[0].sequence(parts[1]) if len(parts) == 2 else parts[0]
     how = ("; there the sweeps of a time step run fused into one row loop"
            f" (shifts {', '.join(str(m.shift) for m in fused.body[0].members)})"
            if isinstance(fused, LoopNode) and isinstance(fused.body[0], LoopNode) else "")
+    if how and least > 1 and len(parts) == 2:
+        how += f" where a row has at least {least} points ({longer.to_str()}), one row loop per sweep below"
     return plain.sequence(tiled.intersect_domain(domain.intersect_params(wide))), (
         f"untiled where every row fits in {points} points ({fits.to_str()}){how}, else the tiles")
+
+
+def _rows_spanning(scop: Scop, spans: isl.Set, points: int) -> isl.Set:
+    """The parameters (within the context) where two points of a row lie ``points`` or more apart
+    (``spans``: the distances between a row's points): some row has more than ``points`` points."""
+    far = spans.intersect(isl.Set.read_from_str(spans.get_ctx(), f"{{ [d] : d >= {points} }}")).params()
+    return far.intersect(scop.context).coalesce()
 
 
 def fused_sweeps(scop: Scop, deps: Dependences, node: LoopNode) -> LoopNode | None:
@@ -875,13 +896,26 @@ def _var(scop: Scop, node: LoopNode) -> str:
     return first.iterators[0] if first is not None else node.members[0].var
 
 
-def _element_bytes(scop: Scop, stmts: tuple[str, ...]) -> int:
-    """Element sizes of the arrays the nest accesses, summed."""
+def _widest_element(scop: Scop, stmts: tuple[str, ...]) -> int:
+    """The largest element size of the arrays the nest accesses (a vector's lanes: its bytes over this)."""
     import numpy as np
 
+    names = _accessed(scop, stmts)
+    return max((np.dtype(a.dtype).itemsize for a in scop.arrays if isl_name(a.name) in names), default=8)
+
+
+def _accessed(scop: Scop, stmts: tuple[str, ...]) -> set[str]:
     names: set[str] = set()
     for name in stmts:
         stmt = scop.statement(name)
         for umap in (stmt.reads, stmt.writes):
             names.update(m.get_tuple_name(isl.dim_type.out) for m in maps_of(umap))
+    return names
+
+
+def _element_bytes(scop: Scop, stmts: tuple[str, ...]) -> int:
+    """Element sizes of the arrays the nest accesses, summed."""
+    import numpy as np
+
+    names = _accessed(scop, stmts)
     return sum(np.dtype(a.dtype).itemsize for a in scop.arrays if isl_name(a.name) in names) or 8

@@ -21,7 +21,7 @@ from polyfuse.bench import suite
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, StmtCall, calls_with_loops, nodes
-from polyfuse.options import Options
+from polyfuse.options import FUSED_ROWS_MIN_VECTORS, Options, vector_bytes
 from polyfuse.runtime import threads
 from polyfuse.runtime.variant import evaluate_int
 from polyfuse.schedule import time_tiling
@@ -353,17 +353,24 @@ def test_tiled_nests_prefer_the_widest_vectors(fresh, forced):
 def test_whole_row_version_bitwise_equal_on_both_sides(fresh, forced):
     """``POLYFUSE_TIME_TILE_WHOLE_ROW=1``: a 1-d band runs untiled where its rows fit the L1
     budget (here 320 bytes: 20 points of A and B), tiled elsewhere; isl's test on ``n`` picks the
-    version at run time.  Both sides, bit for bit, on 1, 2 and 3 threads."""
+    version at run time; on the untiled side rows of fewer than ``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN``
+    vectors (here 2: 16 points of float64 with AVX-512) keep a row loop per sweep, longer ones run
+    fused.  All three, bit for bit, on 1, 2 and 3 threads."""
     fresh.setenv("POLYFUSE_TIME_TILE_WHOLE_ROW", "1")
     fresh.setenv("POLYFUSE_L1_BYTES", "320")
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["jacobi-1d"])
+    fresh.setenv("POLYFUSE_TIME_TILE_FUSED_ROWS_MIN", "2")
+    least = 2 * vector_bytes() // 8
     sk = suite.KERNELS["jacobi-1d"]
     kernel = polyfuse.kernel(sk.func, verify=True)
-    for k, sizes in enumerate([dict(tsteps=7, n=21), dict(tsteps=9, n=22), dict(tsteps=7, n=37)]):
+    for k, sizes in enumerate([dict(tsteps=7, n=21), dict(tsteps=9, n=22), dict(tsteps=7, n=37),
+                               dict(tsteps=5, n=least + 1)]):
         _run_both(sk, kernel, sizes, seed=k, counts=(1, 2, 3))
     args = sk.make_args(np.random.default_rng(0), tsteps=7, n=37)
     (decision,) = _decisions(kernel, args)
     assert decision.applied and "untiled where every row fits in 20 points" in decision.whole_row
+    if least <= 19:  # rows of n - 2 points: n = 21 and 22 fused, n = least + 1 not
+        assert f"where a row has at least {least} points" in decision.whole_row, decision.whole_row
     assert "untiled where every row fits" in str(kernel.explain(*args))
     top = kernel.compile(*args).program.root.children
     assert any(isinstance(node, If) and node.otherwise is not None for node in top)
@@ -498,6 +505,20 @@ def test_one_dimensional_tiles_fuse_by_default(fresh, forced):
     fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")
     (decision,) = _decisions(polyfuse.kernel(sk.func), args)
     assert decision.applied and not decision.rows
+
+
+@pytest.mark.parametrize("value, vectors", [("", FUSED_ROWS_MIN_VECTORS), ("0", 0), ("3", 3), ("x", None)])
+def test_the_fused_rows_knob_reads_vectors(monkeypatch, value, vectors):
+    """``POLYFUSE_TIME_TILE_FUSED_ROWS_MIN``: the least vectors of a row for fused sweeps, as bytes
+    (1: every row); a misspelt value is an ArgumentError naming it."""
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_ROWS_MIN", value)
+    monkeypatch.delenv("POLYFUSE_CARRIED_LOADS", raising=False)
+    monkeypatch.delenv("POLYFUSE_TIME_TILE_FUSED_ROWS", raising=False)
+    if vectors is None:
+        with pytest.raises(ArgumentError, match="POLYFUSE_TIME_TILE_FUSED_ROWS_MIN"):
+            Options().time_tile_fused_rows()
+    else:
+        assert Options().time_tile_fused_rows() == max(1, vectors * vector_bytes())
 
 
 @pytest.mark.parametrize("value, dims", [("", 1), ("0", 0), ("off", 0), ("3", 3), ("two", None), ("-1", None)])

@@ -68,7 +68,8 @@ def _queues(kernel, args) -> int:
     (jacobi_1d, 2, [(4, 3), (3, 4), (2, 6), (7, 19), (2, 3100)]),
     (_three_sweeps, 3, [(2, 4), (3, 6), (5, 9), (6, 33), (2, 2100)]),
 ])
-def test_fused_sweeps_give_pythons_bits(func, arrays, sizes):
+def test_fused_sweeps_give_pythons_bits(monkeypatch, func, arrays, sizes):
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_ROWS_MIN", "0")  # rows of any length fused
     kernel = polyfuse.kernel(func, cache=False)
     rng = np.random.default_rng(7)
     for tsteps, n in sizes:
@@ -101,6 +102,14 @@ def test_the_knobs(monkeypatch):
     assert "fused into one row loop" not in str(kernel.explain(*args)) and not _queues(kernel, args)
     monkeypatch.delenv("POLYFUSE_TIME_TILE_FUSED_ROWS")
     monkeypatch.delenv("POLYFUSE_TIME_TILE_FUSED_TILES")
+    # one loop whose preloads clamp their addresses (no scalar copy for rows shorter than a queue)
+    monkeypatch.setenv("POLYFUSE_CARRIED_GUARD", "0")
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_ROWS_MIN", "0")
+    kernel = polyfuse.kernel(jacobi_1d, cache=False)
+    for tsteps, n in [(3, 3), (2, 4), (2, 40)]:
+        _same_bits(kernel, jacobi_1d, (tsteps, n, rng.random(n), rng.random(n)), counts=(None,))
+    assert _queues(kernel, args)
+    monkeypatch.delenv("POLYFUSE_CARRIED_GUARD")
     monkeypatch.setenv("POLYFUSE_CARRIED_LOADS", "0")
     kernel = polyfuse.kernel(_recurrence, cache=False)
     assert not _queues(kernel, (8, rng.random(8), rng.random(8)))
