@@ -32,6 +32,7 @@ from .scalars import (
     comparison_type,
     component,
     exact_extreme,
+    located,
     module_constant,
     range_checked,
 )
@@ -376,7 +377,7 @@ class ExpressionLifter:
         else:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
-        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
@@ -397,7 +398,7 @@ class ExpressionLifter:
                                     "write a float base", "integer power")
         result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
-        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         exponent = self.coerce(rhs, result)
         negative = ir.Select(ir.Compare("<", exponent, self.coerce(ir.Const(0, "int64", True), result)),
                              ir.int_const(1), ir.int_const(0), ir.INT, False)
@@ -432,7 +433,7 @@ class ExpressionLifter:
         except TypeError:
             raise self.lifter.error(node, _bitwise_refusal(symbol, lhs.dtype, rhs.dtype), "bitwise operator") from None
         check_int_literals(self.lifter, node, (lhs, rhs), result)
-        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
@@ -670,7 +671,7 @@ class ExpressionLifter:
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
             wide = exact_extreme(name, self.coerce(result, _unbool(vtype(result))),
-                                 self.coerce(arg, _unbool(vtype(arg))), common)
+                                 self.coerce(arg, _unbool(vtype(arg))), common, located(self.lifter, node))
             result = self.coerce(wide, common) if wide is not None else \
                 ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common), common.dtype, common.weak)
         if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
