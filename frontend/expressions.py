@@ -96,7 +96,8 @@ class ExpressionLifter:
         stores 0.1, not float32(0.1))."""
         split = self.split_of(expr)
         if split is not None and vtype(expr) != target:
-            then, otherwise = (self.coerce(branch, target) for branch in split[1:])
+            # a branch's Python int meets ``target`` here (out_int16[i] = t - 1 of t = s): checked
+            then, otherwise = (self.coerce(branch, target) for branch in range_checked(self.lifter, split[1:], target))
             return ir.Select(split[0].cond, then, otherwise, target.dtype, target.weak, split[0].guarded)
         return coerced(expr, target)
 
@@ -583,7 +584,10 @@ class ExpressionLifter:
         and an IfExp ``node`` as its own form, so consumers, stores and tests go into each branch.
         The frontend's own choices (``np.maximum(x_f64[i], 0.5)``'s) keep NumPy's one type."""
         result = merged(vtype(then), vtype(otherwise))
-        value = ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+        # a branch's Python int meets the narrower integer dtype here: OverflowError where it does
+        # not fit (out_int8[i] = min(x[i], s) * 2 of s = -200, a split local's version read)
+        checked = range_checked(self.lifter, (then, otherwise), result, node)
+        value = ir.Select(cond, self.coerce(checked[0], result), self.coerce(checked[1], result),
                           result.dtype, result.weak, guarded=guarded)
         if source.written(node) and (vtype(then) != vtype(otherwise) or self.split_of(then) or self.split_of(otherwise)):
             self.splits[id(value)] = (value, (value, then, otherwise))

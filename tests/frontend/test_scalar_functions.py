@@ -484,6 +484,23 @@ def test_loop_variables_and_sizes_meeting_a_small_dtype_are_checked(target):
     assert first == "Python integer 128 out of bounds for int8" and "B[i] = A[i] + i" in "\n".join(rest)
 
 
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_python_ints_that_max_and_min_pick_are_checked_where_they_meet_the_dtype(target):
+    """max()/min() of an int8 element and a Python int give the Python int where it wins, which
+    raises where it then meets int8 (m + 1 stored; min(x, s) * 2): both targets wrapped."""
+    k = make_kernel("m = max(A[i], i)\n        B[i] = m + 1\n        C[i] = min(A[i], s) * 2", "A, B, C, s")
+    A = np.ones(200, np.int8)
+    for n, s, raises in ((120, 5, False), (120, -200, True), (200, 5, True)):
+        args = (A[:n], np.zeros(n, np.int8), np.zeros(n, np.int8), s)
+        if raises:
+            with pytest.raises(OverflowError):
+                _kernel(k, target)(*args)
+            continue
+        for index in (1, 2):
+            expected, actual = run_both_scalars(k, target, args, index)
+            np.testing.assert_array_equal(actual, expected)
+
+
 def _python_ints_where_and_select(x, y, s):
     return np.where(x > 1, y, s), np.where(x > 1, y, 256), np.where(x > 1, y, -1), np.select([x > 1], [y], s)
 

@@ -618,6 +618,20 @@ case("ov_empty_iadd", """def kern(x, s):
 case("ov_mask_iadd_none", """def kern(x, s):
     x[x > 5] += s
 """, lambda: (np.zeros(4, np.int16), 40000))
+case("ov_max_picks_stored_int8", """def kern(x, out):
+    for i in range(x.shape[0]):
+        m = max(x[i], i)
+        out[i] = m + 1
+""", lambda: (_i8(200), np.zeros(200, np.int8)))
+case("ov_min_arg_times_two", """def kern(x, out, s):
+    for i in range(x.shape[0]):
+        out[i] = min(x[i], s) * 2
+""", lambda: (_i8(20), np.zeros(20, np.int8), -200))
+case("ov_ifexp_local_python_int", """def kern(x, out, s):
+    for i in range(x.shape[0]):
+        t = x[i] if i % 2 else s
+        out[i] = t - 1
+""", lambda: (_i8(20), np.zeros(20, np.int16), -32768))
 case("ov_loop_zero_trips", """def kern(y, s):
     for i in range(y.shape[0]):
         y[i] = s
