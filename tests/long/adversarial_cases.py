@@ -2,7 +2,9 @@
 (aliased arguments, size-0/1 dims, negative steps, break/continue/return between the store and
 its reader, run-time subscripts, products and library calls between), time tiles with boundary
 statements, None locals, count-then-allocate, max()/min() of mixed types, locals of two dtypes,
-small-int wraparound, np.linalg qr/eigh/svd of empty/1x1/NaN inputs, POLYFUSE_INTEGER_CHECKS.
+small-int wraparound, np.linalg qr/eigh/svd of empty/1x1/NaN inputs, POLYFUSE_INTEGER_CHECKS;
+since cp43 Python ints meeting narrow dtypes (NumPy 2's OverflowError), guarded run-time
+subscript stores, max/min picks, fuse="max" order, the BLAS scale fold, stacks of row products.
 
 Not part of CI.  Each case runs on target="python" and "cpu" on 1 and 2 threads (threads
 forced), its arguments made fresh for every call (aliasing kept: the same array passed twice),
