@@ -75,7 +75,7 @@ def index_at_run_time(value, extent: int, array: str, axis: int, when: bool = Tr
 def check_at_run_time(failed, message: str | None, error: str) -> int:
     """An ``assert`` (ir.Check): its error where it fails, as Python raises it there."""
     if failed:
-        ir.raise_check(error, message)
+        ir.raise_check(error, message, failed)
     return 0
 
 

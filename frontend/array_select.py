@@ -6,8 +6,10 @@ of the choices and the default, Python ``int``/``float``/``complex`` numbers wea
 else as ``np.asarray`` makes it (NumPy's own rule in ``np.select``); every element is the first
 choice whose condition holds, else the default, all broadcast together: ``np.where(c1, v1,
 np.where(c2, v2, ..., default))`` element by element with each value converted to that dtype
-first (NumPy's ``np.full`` and ``np.copyto`` casts).  A Python integer that does not fit a
-narrower integer result is refused (NumPy raises OverflowError).
+first (NumPy's ``np.full`` and ``np.copyto`` casts).  NumPy makes a Python int an int64 array
+before it converts it (``np.broadcast_arrays``): into a narrower integer result the default
+wraps (``np.full`` casts unsafely: 256 into uint8 is 0), a choice wraps into a signed result
+and is NumPy's TypeError into an unsigned one (``np.copyto``'s ``same_kind`` casting), refused.
 """
 
 from __future__ import annotations
@@ -48,21 +50,25 @@ def select(lw: Lowering, node: ast.Call) -> View:
     dtype = np.result_type(*[_example(v.vtype) if v.rank == 0 else np.ones((), v.vtype.dtype) for v in values]).name
     if dtype not in SUPPORTED:
         raise lw.error(node, f"np.select() gives {dtype}, which polyfuse does not support", "np.select")
-    for part, v in zip([*choices.elts, default], values):
-        if dtype in INTS and dtype not in ("int64", "uint64") and v.rank == 0 and v.vtype.weak \
-                and v.vtype.dtype == "int64" and not isinstance(part, ast.Constant):
-            raise lw.error(part, f"a Python int into np.select()'s {dtype} result (NumPy raises OverflowError where "
-                           "it does not fit); convert it first", "np.select")
+    wide = [dtype in INTS and dtype != "int64" and v.rank == 0 and v.vtype.weak and v.vtype.dtype == "int64"
+            for v in values]  # Python ints, int64 arrays in NumPy's select
+    for part, python_int in zip(choices.elts, wide):
+        if python_int and dtype.startswith("uint"):
+            raise lw.error(part, f"a Python int among np.select()'s choices of a {dtype} result (NumPy raises "
+                           f"TypeError: it cannot cast int64 to {dtype} with casting='same_kind'); convert it "
+                           "first", "np.select")
     cast = "bool_" if dtype == "bool" else dtype
     count = len(tests)
 
+    def call(name: str, args: list[ast.expr]) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), name, ast.Load()), args, [])
+
     def make(*elements: ast.expr) -> ast.expr:
-        def converted(e: ast.expr) -> ast.expr:
-            return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), cast, ast.Load()), [e], [])
-        result = converted(elements[-1])
+        def converted(e: ast.expr, k: int) -> ast.expr:  # an int64 array's element casts, wrapping
+            return call(cast, [call("int64", [e]) if wide[k] else e])
+        result = converted(elements[-1], count)
         for k in reversed(range(count)):
-            result = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "where", ast.Load()),
-                              [elements[k], converted(elements[count + k]), result], [])
+            result = call("where", [elements[k], converted(elements[count + k], k), result])
         return result
     return lw.elementwise(make, tests + values, VType(dtype, False))
 

@@ -471,6 +471,19 @@ class Lowering:
             text = re.sub(rf"\b{name}\b", written, text)
         return text
 
+    def converted_once(self, view: View, result: VType) -> View:
+        """A Python int scalar (not a literal) meeting an array in an operation of a narrower
+        integer ``result``: converted once, before the statement's loops, as NumPy converts it
+        before it runs the ufunc or writes any element (``x_uint8 + s``, ``y[a:b] = s``,
+        ``np.maximum(x, s)``: OverflowError where it does not fit, of an empty array too)."""
+        if view.rank or view.picks or view.vtype != WEAK_INT or result.weak or result.dtype not in INTS \
+                or result.dtype == "int64" or _number_not_nan(view.element(())):
+            return view
+        name = self.fresh("fit")
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), result.dtype, ast.Load())
+        self.pre.append(ast.Assign([ast.Name(name, ast.Store())], ast.Call(cast, [view.element(())], [])))
+        return View((), VType(result.dtype, False), lambda idx: ast.Name(name, ast.Load()))
+
     def fresh(self, stem: str) -> str:
         while True:
             self.counter += 1
@@ -1729,8 +1742,9 @@ class Lowering:
         new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
         self.not_into_a_copy(target, whole)
-        chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
-                              promote_any(_unbool(new.vtype), _unbool(base.vtype)))
+        result = promote_any(_unbool(new.vtype), _unbool(base.vtype))
+        new = self.converted_once(new, result)  # x_uint8[m] = s of s = 300: OverflowError, none selected too
+        chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b), result)
         return self.store(stmt, whole, chosen)
 
     def masked_rows_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript, base: View,
@@ -1749,8 +1763,9 @@ class Lowering:
         new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
         self.not_into_a_copy(target, whole)
-        chosen = self.combine(stmt, [rows, new, base], lambda c, a, b: ast.IfExp(c, a, b),
-                              promote_any(_unbool(new.vtype), _unbool(base.vtype)))
+        result = promote_any(_unbool(new.vtype), _unbool(base.vtype))
+        new = self.converted_once(new, result)  # x_uint8[m] = s of s = 300: OverflowError, none selected too
+        chosen = self.combine(stmt, [rows, new, base], lambda c, a, b: ast.IfExp(c, a, b), result)
         return self.store(stmt, whole, chosen)
 
     def same_shape_as_mask(self, node: ast.expr, array: View, mask: View) -> None:
@@ -1948,6 +1963,7 @@ class Lowering:
     def store(self, stmt: ast.stmt, view: View, value: View) -> list[ast.stmt]:
         """``view[...] = value`` element by element, through a temporary when it must be."""
         self.changed = True
+        value = self.converted_once(value, view.vtype)  # y[a:b] = s of s = 300: OverflowError, if empty too
         index = self.broadcast_to(getattr(stmt, "value", stmt), view.extents, value)
         k0 = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
         position = _slice_of(view.element(k0))
@@ -2581,6 +2597,9 @@ class Lowering:
             return self.picked_binop(node, op, lhs, rhs)
         if lhs.rank == 0 and rhs.rank == 0:
             return scalar_op(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs))
+        if UNKNOWN not in (lhs.vtype, rhs.vtype) and not isinstance(op, ast.Div):
+            result = binop_type(op, lhs, rhs)  # x_uint8 * s: s converted once (OverflowError)
+            lhs, rhs = self.converted_once(lhs, result), self.converted_once(rhs, result)
         if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and lhs.vtype.dtype == rhs.vtype.dtype == "bool":
             return self.logical(node, op, lhs, rhs)
         if type(op) in BITWISE:
@@ -2829,13 +2848,16 @@ class Lowering:
                 return self.per_pick(args, lambda a, b: self.combine(
                     node, [a, b], lambda p, q: _extreme(name == "maximum", p, q, ties_to_b=True),
                     promote_any(_unbool(a.vtype), _unbool(b.vtype))))
-            return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True),
-                                promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype)))
+            result = promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype))
+            if any(a.rank for a in args):  # np.maximum(x_int8, s) of s = 300 raises
+                args = [self.converted_once(a, result) for a in args]
+            return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True), result)
         if module == "np" and name == "where" and len(args) == 3:
             if args[1].vtype.dtype == args[2].vtype.dtype == "bool":  # NumPy's bool, of Python bools too
                 return self.combine(node, args, lambda c, a, b: ast.IfExp(c, _np_bool(a), _np_bool(b)), BOOL_ARRAY)
-            return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
-                                promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
+            result = promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype))
+            fit = [_python_int_wrapped(a, result) for a in args[1:]]  # np.where(c, x_uint8, 256): 0
+            return self.combine(node, args, lambda c, a, b: ast.IfExp(c, fit[0](a), fit[1](b)), result)
         if module == "np" and name == "where" and len(args) == 1 and args[0].rank:
             raise self.error(node, "np.where(condition) with one argument is np.nonzero: its result has a "
                              "data-dependent shape (np.where(c, a, b) is supported; so is idx = np.where(c)[0] of a "
@@ -5317,6 +5339,19 @@ def _merged_any(a: VType, b: VType) -> VType:
 
 
 BOOL_ARRAY = VType("bool", False)
+
+
+def _python_int_wrapped(view: View, result: VType) -> Callable[[ast.expr], ast.expr]:
+    """How an element of ``view`` meets ``result`` in np.where: a Python int scalar meeting an
+    integer dtype narrower than int64 is NumPy's int64 array of it, cast (np.where(c, x_uint8,
+    256) is 0 there: no OverflowError); anything else is left as it is."""
+    if view.rank or view.vtype != WEAK_INT or result.weak or result.dtype not in INTS or result.dtype == "int64":
+        return lambda element: element
+
+    def np_call(dtype: str, value: ast.expr) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [value], [])
+
+    return lambda element: np_call(result.dtype, np_call("int64", element))
 
 
 def _np_bool(value: ast.expr) -> ast.expr:

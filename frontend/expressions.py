@@ -32,6 +32,7 @@ from .scalars import (
     comparison_type,
     component,
     exact_extreme,
+    located,
     module_constant,
     range_checked,
 )
@@ -95,7 +96,8 @@ class ExpressionLifter:
         stores 0.1, not float32(0.1))."""
         split = self.split_of(expr)
         if split is not None and vtype(expr) != target:
-            then, otherwise = (self.coerce(branch, target) for branch in split[1:])
+            # a branch's Python int meets ``target`` here (out_int16[i] = t - 1 of t = s): checked
+            then, otherwise = (self.coerce(branch, target) for branch in range_checked(self.lifter, split[1:], target))
             return ir.Select(split[0].cond, then, otherwise, target.dtype, target.weak, split[0].guarded)
         return coerced(expr, target)
 
@@ -376,7 +378,7 @@ class ExpressionLifter:
         else:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
-        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
@@ -397,7 +399,7 @@ class ExpressionLifter:
                                     "write a float base", "integer power")
         result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
-        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         exponent = self.coerce(rhs, result)
         negative = ir.Select(ir.Compare("<", exponent, self.coerce(ir.Const(0, "int64", True), result)),
                              ir.int_const(1), ir.int_const(0), ir.INT, False)
@@ -432,7 +434,7 @@ class ExpressionLifter:
         except TypeError:
             raise self.lifter.error(node, _bitwise_refusal(symbol, lhs.dtype, rhs.dtype), "bitwise operator") from None
         check_int_literals(self.lifter, node, (lhs, rhs), result)
-        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result)
+        lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
@@ -582,7 +584,10 @@ class ExpressionLifter:
         and an IfExp ``node`` as its own form, so consumers, stores and tests go into each branch.
         The frontend's own choices (``np.maximum(x_f64[i], 0.5)``'s) keep NumPy's one type."""
         result = merged(vtype(then), vtype(otherwise))
-        value = ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+        # a branch's Python int meets the narrower integer dtype here: OverflowError where it does
+        # not fit (out_int8[i] = min(x[i], s) * 2 of s = -200, a split local's version read)
+        checked = range_checked(self.lifter, (then, otherwise), result, node)
+        value = ir.Select(cond, self.coerce(checked[0], result), self.coerce(checked[1], result),
                           result.dtype, result.weak, guarded=guarded)
         if source.written(node) and (vtype(then) != vtype(otherwise) or self.split_of(then) or self.split_of(otherwise)):
             self.splits[id(value)] = (value, (value, then, otherwise))
@@ -688,7 +693,7 @@ class ExpressionLifter:
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
             wide = exact_extreme(name, self.coerce(result, _unbool(vtype(result))),
-                                 self.coerce(arg, _unbool(vtype(arg))), common)
+                                 self.coerce(arg, _unbool(vtype(arg))), common, located(self.lifter, node))
             result = self.coerce(wide, common) if wide is not None else \
                 ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common), common.dtype, common.weak)
         if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:

@@ -519,7 +519,7 @@ class Lifter:
             index = tuple(a.expr for a in index_aff)
             dtype = self.arrays[array].dtype
             check_int_literals(self, node, (value,), VType(dtype, False))  # x_int8[i] = 1000: OverflowError
-            value, = range_checked(self, (value,), VType(dtype, False))  # x_int8[i] = s: the same
+            value, = range_checked(self, (value,), VType(dtype, False), node)  # x_int8[i] = s: the same
             write_text = access_text(isl_name(array), self.arrays[array], index_aff)
             if has_runtime_index(index):  # may write any element: modelled as reading them all
                 lifter.read_texts.append((write_text, None))  # and writing back the others

@@ -125,13 +125,13 @@ class ScalarCalls:
         if canonical in funcs.PREDICATES:
             return ir.Call(canonical, (self.ex.coerce(args[0], _unweak(args[0])),), "bool", False, "np")
         if canonical == "pow" and not result.is_float:
-            base, exponent = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result))
+            base, exponent = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result, self.node))
             return ir.BinOp("**", base, exponent, result.dtype, False)
         if canonical in ("floor", "ceil", "trunc", "rint") and not result.is_float:
             return self.ex.coerce(args[0], result)  # numpy 2 keeps integers as they are
         if not result.is_float and canonical not in ("maximum", "minimum", "fmax", "fmin", "sign", "fmod"):
             raise self.error(f"{self.spelled}() of {args[0].dtype} gives {result.dtype}, not a float")
-        checked = range_checked(self.ex.lifter, tuple(args), result)  # np.maximum(x_int8, s): OverflowError
+        checked = range_checked(self.ex.lifter, tuple(args), result, self.node)  # np.maximum(x_int8, s): OverflowError
         return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in checked), result.dtype, False, "np")
 
     def complex_call(self, canonical: str, args: list[ir.Expr], result: VType, lib: str) -> ir.Expr:
@@ -197,8 +197,19 @@ class ScalarCalls:
         # both values are computed before np.where runs: every read must be in bounds (unguarded)
         result = self.numpy_result(np.where, args)
         cond = self.ex.truth(args[0])
-        return ir.Select(cond, self.ex.coerce(args[1], result), self.ex.coerce(args[2], result),
-                         result.dtype, False, guarded=False)
+        then, otherwise = (self.ex.coerce(self.wrapped(a, result), result) for a in args[1:])
+        return ir.Select(cond, then, otherwise, result.dtype, False, guarded=False)
+
+    def wrapped(self, arg: ir.Expr, result: VType) -> ir.Expr:
+        """A Python int as np.where converts it to a narrower integer ``result``: its int64
+        value cast, wrapping (np.where(c, x_uint8[i], 256) is 0 there; NumPy 2 raises only
+        where a ufunc meets such an int)."""
+        if not (arg.weak and arg.dtype == "int64") or result.weak or result.dtype not in INTS:
+            return arg
+        value = _int_literal(arg)
+        if value is not None:
+            return ir.Const(int(np.array(value, "int64").astype(result.dtype)), result.dtype, False)
+        return ir.Cast(arg, "int64", False)
 
     def np_abs(self, args: list[ir.Expr]) -> ir.Expr:
         result = self.numpy_result(np.absolute, args)
@@ -236,7 +247,7 @@ class ScalarCalls:
         gives (a numpy value even of two Python ints)."""
         result = self.numpy_result(ufunc, args)
         check_int_literals(self.ex.lifter, self.node, tuple(args), result)
-        lhs, rhs = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result))
+        lhs, rhs = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result, self.node))
         return ir.BinOp(symbol, lhs, rhs, result.dtype, False)
 
     def np_invert(self, args: list[ir.Expr]) -> ir.Expr:
@@ -294,13 +305,23 @@ class ScalarCalls:
                              "part dropped with a warning in numpy); take .real or abs() first")
         if arg.dtype == "bool":
             arg = self.ex.coerce(arg, WEAK_INT)
+        literal = _int_literal(arg)
+        if literal is not None:  # np.int64(-1): the int Python computed first
+            arg = ir.Const(literal, "int64", True)
         if isinstance(arg, ir.Const) and target.dtype in INTS:
             return self.const_to_int(arg, target)
+        if target.dtype in INTS and not target.weak:  # np.uint8(s) of a Python int s = 300: OverflowError
+            arg, = range_checked(self.ex.lifter, (arg,), target, self.node)
+        if target == VType("int64", False) and _runtime_python_int(arg):
+            return ir.Cast(arg, "int64", False)  # np.int64(s): a numpy int, which a later cast wraps
         return self.ex.coerce(arg, target)
 
     def const_to_int(self, arg: ir.Const, target: VType) -> ir.Expr:
-        """``np.uint8(300)`` raises in numpy 2; ``np.int8(3.7)`` truncates: fold it as numpy does."""
+        """``np.uint8(300)`` raises in numpy 2; ``np.int8(3.7)`` truncates; ``np.uint8(np.int64(300))``
+        wraps (a cast of a numpy integer): fold it as numpy does."""
         info = np.iinfo(target.dtype)
+        if not arg.weak and arg.dtype in INTS:
+            return ir.Const(int(np.array(arg.value, arg.dtype).astype(target.dtype)), target.dtype, target.weak)
         value = math.trunc(arg.value) if isinstance(arg.value, float) and math.isfinite(arg.value) else arg.value
         if not isinstance(value, int) or not info.min <= value <= info.max:
             raise self.error(f"{value} is out of bounds for {target.dtype} (numpy raises OverflowError "
@@ -352,19 +373,28 @@ def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], res
                                "integer literal out of range")
 
 
-def range_checked(lifter, operands: tuple[ir.Expr, ...], result: VType) -> tuple[ir.Expr, ...]:
+def range_checked(lifter, operands: tuple[ir.Expr, ...], result: VType,
+                  node: ast.AST | None = None) -> tuple[ir.Expr, ...]:
     """``operands`` of an operation of type ``result``, each Python int that is not a constant
-    (an int argument, a local computed from them) checked where it runs against ``result``'s
-    range: numpy 2 raises OverflowError where a Python int does not fit the integer dtype it
-    meets (``x_int32 + 2**40``, ``x_uint8[i] + s`` with ``s = -1``); the check is 0 and leaves
-    the value as it is.  Loop variables and sizes alone are not checked (see docs/subset.md)."""
+    (an int argument, a loop variable, a size, a local computed from them, ``int(x[i])``)
+    checked where it runs against ``result``'s range: numpy 2 raises OverflowError where a
+    Python int does not fit the integer dtype it meets (``x_int32 + 2**40``, ``x_uint8[i] + s``
+    with ``s = -1``, ``x_int8[i] + i`` from ``i = 128``); the check is 0 and leaves the value as
+    it is.  ``node``: where the operation is written, named in the error."""
     if result.weak or result.dtype not in INTS or result.dtype == "int64":
         return operands
-    return tuple(_checked_int(operand, result.dtype) if _runtime_python_int(lifter, operand) else operand
+    where = "" if node is None else located(lifter, node)
+    return tuple(_checked_int(operand, result.dtype, where) if _runtime_python_int(operand) else operand
                  for operand in operands)
 
 
-def exact_extreme(name: str, lhs: ir.Expr, rhs: ir.Expr, common: VType) -> ir.Expr | None:
+def located(lifter, node: ast.AST) -> str:
+    """``node``'s place in the user's file, as an error shows it (a line, then the source)."""
+    span = lifter.source.span(node)
+    return f"\n{span.render()}"
+
+
+def exact_extreme(name: str, lhs: ir.Expr, rhs: ir.Expr, common: VType, where: str = "") -> ir.Expr | None:
     """``min(x_int32[i], s)`` / ``max(...)`` of a Python int that may not fit ``common``, the
     integer dtype NEP 50 gives: Python compares by value and returns the operand it chose, so
     compute in int64 (exact) and check the choice fits (a Python int outside ``common`` raises
@@ -381,30 +411,33 @@ def exact_extreme(name: str, lhs: ir.Expr, rhs: ir.Expr, common: VType) -> ir.Ex
     if not risky:
         return None
     wide = tuple(e if e.dtype == "int64" else ir.Cast(e, "int64", False) for e in (lhs, rhs))
-    return _checked_int(ir.BinOp(name, wide[0], wide[1], "int64", True), common.dtype)
+    return _checked_int(ir.BinOp(name, wide[0], wide[1], "int64", True), common.dtype, where)
 
 
-def _runtime_python_int(lifter, expr: ir.Expr) -> bool:
-    if not (expr.weak and expr.dtype == "int64") or _int_literal(expr) is not None:
-        return False
-    for node in ir.walk(expr):
-        if isinstance(node, ir.Load) and not node.index and node.weak:  # a local holding a Python int
-            return True
-        if isinstance(node, ir.Var) and node.name in lifter.arguments:  # an int argument
-            return True
-    return False
+def _runtime_python_int(expr: ir.Expr) -> bool:
+    """A Python int known only where it runs: every weak int64 value but a literal (the
+    literals are refused when compiling, check_int_literals)."""
+    return expr.weak and expr.dtype == "int64" and _int_literal(expr) is None
 
 
-def _checked_int(expr: ir.Expr, dtype: str) -> ir.Expr:
+def _checked_int(expr: ir.Expr, dtype: str, where: str = "") -> ir.Expr:
+    """``expr + check``: the check raises NumPy's OverflowError, with the value, where ``expr``
+    is outside ``dtype``; it is 0 elsewhere (the value is never 0 where it fails, and the
+    backends record the failing operand, ir.Check.VALUE)."""
     info = np.iinfo(dtype)
     low = ir.Compare("<", expr, ir.int_const(int(info.min)))
     outside: ir.Expr = low
     if info.max < np.iinfo(np.int64).max:
         outside = ir.BoolOp("or", (low, ir.Compare(">", expr, ir.int_const(int(info.max)))))
-    failed = ir.Select(outside, ir.int_const(1), ir.int_const(0), ir.INT, False)
-    flag = ir.Check(failed, ir.int_const(1), "", 0, message=f"Python integer out of bounds for {dtype}",
-                    error="OverflowError")
+    failed = ir.Select(outside, _strong(expr), ir.int_const(0), ir.INT, False)
+    flag = ir.Check(failed, ir.int_const(1), "", 0, message=f"Python integer {ir.Check.VALUE} out of bounds for "
+                    f"{dtype}{where}", error="OverflowError")
     return ir.BinOp("+", expr, flag, "int64", True)
+
+
+def _strong(expr: ir.Expr) -> ir.Expr:
+    """A weak int64 expression's value as the strong int64 a Select of ints holds."""
+    return ir.Cast(expr, "int64", False)
 
 
 def _int_literal(expr: ir.Expr) -> int | None:

@@ -454,7 +454,8 @@ class LLVMKernel:
         error, value = self.index_flags
         code, error.value = error.value - 1, 0
         if code >= 64 * len(self.artifact.arrays):  # an assert that failed (ir.Check)
-            ir.raise_check(*self.artifact.checks[code - 64 * len(self.artifact.arrays)])
+            kind, message = self.artifact.checks[code - 64 * len(self.artifact.arrays)]
+            ir.raise_check(kind, message, value.value)
         array, axis = self.artifact.arrays[code // 64], code % 64
         raise IndexError(f"index {value.value} is out of bounds for axis {axis} of {array!r}")
 

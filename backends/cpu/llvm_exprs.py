@@ -160,7 +160,7 @@ class ExprEmitter(VectorMath):
     def _Check(self, e: ir.Check):
         """An ``assert`` where it runs: the first failure of a call records its message's code
         (1 + 64 * number of arrays + position in ``cg.check_messages``); backends/cpu/llvm.py
-        raises AssertionError after the phase."""
+        raises AssertionError after the phase, the operand's value standing for Check.VALUE."""
         value = self.emit(e.operand)
         failed = self.b.icmp_signed("!=", value, ll.Constant(value.type, 0))
         flag = self.cg.error_global(INDEX_ERROR)
@@ -168,7 +168,14 @@ class ExprEmitter(VectorMath):
         with self.b.if_then(self.b.and_(failed, first), likely=False):
             code = 1 + 64 * len(self.cg.program_arrays) + self.cg.check_messages.index((e.error, e.message))
             self.b.store(ll.Constant(ll.IntType(64), code), flag)
+            self.b.store(self._int64(value), self.cg.error_global(INDEX_VALUE))  # Check.VALUE
         return ll.Constant(value.type, 0)
+
+    def _int64(self, value):
+        """An integer value widened (sign-extended) to the i64 of the error globals."""
+        width = value.type.width
+        return value if width == 64 else self.b.sext(value, ll.IntType(64)) if width < 64 else \
+            self.b.trunc(value, ll.IntType(64))
 
     def _address(self, array: str, index):
         base, strides = self.cg.arrays[array]

@@ -27,7 +27,7 @@ from itertools import count
 from typing import Any
 
 import numpy as np
-from polyfuse.backends.cuda.exprs import NUMBA_TYPES, ExprRenderer, helper_source
+from polyfuse.backends.cuda.exprs import ERROR_CELL, NUMBA_TYPES, ExprRenderer, helper_source
 from polyfuse.backends.cuda.plan import HostFor, Launch, Plan, Unit, make_plan
 from polyfuse.backends.cuda.promote import Decision, Promotion, promote, promotion_enabled, shared_budget
 from polyfuse.backends.cuda.simulator import ieee_math, make_shared_arrays_thread_safe
@@ -117,11 +117,13 @@ class CudaCodegen(TiledEmitter):
         self.storage = storage
         self.promotions = promotions or {}
         self.promo = Promotion(-1)
-        self.exprs = ExprRenderer(set(storage.cells), set(storage.registers))
+        self.checks = overflow_checks(program)
+        self.exprs = ExprRenderer(set(storage.cells), set(storage.registers), self.checks)
         self.arrays = {a.name: a for a in program.arrays}
         names = [a.name for a in program.arguments]
         names += [p for p in program.params if p not in names]
         names += list(storage.buffers) + sorted(storage.cells)
+        names += [ERROR_CELL] if self.checks else []
         self.base_params = tuple(names)
 
     def kernel_name(self, launch: Launch) -> str:
@@ -282,6 +284,7 @@ class CudaKernel:
     parameters: dict[int, tuple[str, ...]] = field(repr=False)
     written: frozenset[str] = frozenset()
     simulator: bool = False
+    checks: tuple[tuple[str, str | None], ...] = ()  # the OverflowError checks, by code - 1
     promotions: dict[int, Promotion] = field(default_factory=dict, repr=False)
     launch_kind: str = "gpu"  # "gpu": a real device's block shapes; "simulator": small grids
     last_transfers: Transfers = field(default_factory=Transfers)
@@ -342,6 +345,8 @@ class CudaKernel:
             values[name] = cuda.to_device(host) if info.zero_init else cuda.device_array(host.shape, host.dtype)
         for name in self.storage.cells:
             values[name] = cuda.to_device(np.zeros(1, dtype=env[name].dtype))
+        if self.checks:
+            values[ERROR_CELL] = cuda.to_device(np.zeros(2, np.int64))
         self._run(self.plan.units, values, cuda, {})
         cuda.synchronize()
         for host, device, name in copies:
@@ -351,6 +356,11 @@ class CudaKernel:
                 host[...] = device.copy_to_host()
             transfers.to_host.append(name)
         self.last_transfers = transfers
+        if self.checks:
+            code, value = (int(v) for v in values[ERROR_CELL].copy_to_host())
+            if code:  # a Python int outside the integer dtype it met (exprs._Check)
+                kind, message = self.checks[code - 1]
+                ir.raise_check(kind, message, value)
 
     # ---- host program ----------------------------------------------------------------------
     def _eval(self, expr: ir.Expr, values: dict[str, Any]):
@@ -493,7 +503,7 @@ def _refuse_runtime_subscripts(program: LoopProgram) -> None:
         for root in (stmt.value, *stmt.index):
             for node in ir.walk(root):
                 if isinstance(node, ir.Check) and node.error == "OverflowError":
-                    continue  # a Python int outside an integer dtype: not checked on the device (exprs._Check)
+                    continue  # a Python int outside an integer dtype: recorded in the error cell (exprs._Check)
                 if isinstance(node, ir.Check):
                     raise UnsupportedError(
                         "an assert checked at run time (inside a loop or branch, or of array values) is not "
@@ -554,5 +564,13 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
         program, plan, storage, source,
         {launch.index: namespace[codegen.kernel_name(launch)] for launch in plan.launches},
         {launch.index: codegen.parameters(launch) for launch in plan.launches},
-        written, simulator, promotions, launch_kind=kind,
+        written, simulator, codegen.checks, promotions, launch_kind=kind,
     )
+
+
+def overflow_checks(program: LoopProgram) -> tuple[tuple[str, str | None], ...]:
+    """The (error, message) of the program's OverflowError checks (the only run-time checks
+    this backend runs: _refuse_runtime_subscripts), each once: a kernel that has any takes
+    the error cell, ``ERROR_CELL``."""
+    roots = [root for stmt in program.statements for root in (stmt.value, *stmt.index)]
+    return tuple(m for m in ir.check_messages(roots) if m[0] == "OverflowError")

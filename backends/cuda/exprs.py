@@ -22,9 +22,20 @@ NUMBA_TYPES = {"float64": "_nb.float64", "float32": "_nb.float32", "int64": "_nb
                "int32": "_nb.int32", "int16": "_nb.int16", "int8": "_nb.int8", "uint64": "_nb.uint64",
                "uint32": "_nb.uint32", "uint16": "_nb.uint16", "uint8": "_nb.uint8", "bool": "_nb.boolean"}
 _WIDE = ("float64", "int64", "bool")  # numba's own result types; every other dtype is cast back
+ERROR_CELL = "_pf_errors"  # a kernel parameter: two int64, the failed check's code and value
 _BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32, "int64": 64, "uint64": 64}
 
 HELPERS = {
+    "_overflow": '''
+@_cuda.jit(device=True)
+def _overflow(errors, failed, code):
+    """An OverflowError check (ir.Check): the first failure of a call records its code and
+    value in ``errors``, which the host reads after the kernels (backends/cuda/codegen.py); 0."""
+    if failed != 0:
+        if _cuda.atomic.compare_and_swap(errors, 0, code) == 0:
+            errors[1] = failed
+    return failed - failed
+''',
     "_ifloordiv": '''
 @_cuda.jit(device=True)
 def _ifloordiv(a, b):
@@ -284,9 +295,11 @@ class ExprRenderer:
     """Renders IR expressions; ``cells`` are local scalars kept in 1-element device arrays,
     ``registers`` local scalars kept in kernel variables (one per thread)."""
 
-    def __init__(self, cells: set[str], registers: set[str]) -> None:
+    def __init__(self, cells: set[str], registers: set[str],
+                 checks: tuple[tuple[str, str | None], ...] = ()) -> None:
         self.cells = cells
         self.registers = registers
+        self.checks = checks  # the OverflowError checks' (error, message), by code - 1
         self.helpers: set[str] = set()
         # accesses the current statement reads from a promoted copy: (array, index) -> renders
         # the copy's access from the rendered subscripts (set per statement by the code generator)
@@ -322,10 +335,12 @@ class ExprRenderer:
 
     def _Check(self, e: ir.Check) -> str:
         """Only the OverflowError check of a Python int meeting a narrower integer dtype reaches
-        here (codegen refuses the others): the device has no error path, so it is 0 and the int
-        wraps, as before the check existed (docs/subset.md)."""
+        here (codegen refuses the others): 0, its first failure recorded in the error cell, which
+        the host raises after the kernels (the value may be another thread's than Python's first)."""
         assert e.error == "OverflowError", e
-        return "0"
+        self.helpers.add("_overflow")
+        code = 1 + self.checks.index((e.error, e.message))
+        return f"_overflow({ERROR_CELL}, {self.render(e.operand)}, {code})"
 
     def access(self, array: str, index: tuple[ir.Expr, ...]) -> str:
         if not index:
@@ -402,4 +417,6 @@ class ExprRenderer:
             return value
         if e.dtype == "bool":
             return f"({value} != 0)"
+        if e.operand.dtype == "int64" and e.dtype in _BITS:  # a C cast, which wraps (the simulator's
+            value = self.cast(value, "int64")                # np.int8(300) of a Python int raises)
         return self.cast(value, e.dtype)

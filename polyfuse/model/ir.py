@@ -11,6 +11,7 @@ and build them, and a complex constant is ``complex`` of two float constants (``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -168,10 +169,12 @@ class Check(Index):
     it fails, which raises ``error(message)`` (no argument when ``message`` is None) instead
     of IndexError, by the same error flag (``extent`` is 1; ``array`` is empty).  ``error`` is
     AssertionError for the user's asserts, ValueError for NumPy's own checks (np.histogram),
-    LinAlgError for np.linalg's (a singular matrix)."""
+    LinAlgError for np.linalg's (a singular matrix).  In an OverflowError's message ``VALUE``
+    (first line) stands for the failing ``operand``: the Python int itself, never 0 there."""
 
     message: str | None = None
     error: str = "AssertionError"  # a name in CHECK_ERRORS
+    VALUE: ClassVar[str] = "{value}"
 
 
 CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError,
@@ -197,8 +200,12 @@ def check_messages(roots) -> tuple[tuple[str, str | None], ...]:
     return tuple(found)
 
 
-def raise_check(error: str, message: str | None):
-    """Raise what a failed ``Check`` raises."""
+def raise_check(error: str, message: str | None, value: int | None = None):
+    """Raise what a failed ``Check`` raises; ``value``, its operand there, stands in for
+    ``Check.VALUE`` in the message's first line."""
+    if message is not None and value is not None and error == "OverflowError":
+        head, newline, rest = message.partition("\n")
+        message = head.replace(Check.VALUE, str(int(value))) + newline + rest
     raise CHECK_ERRORS[error](*(() if message is None else (message,)))
 
 MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")  # the first set

@@ -373,13 +373,15 @@ def test_cuda_renders_the_scalar_functions():
                     "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E, s")
     A = np.array([0.5, -1.25, 2.5, 0.0, -0.0, 3.75, -2.5, 1.5])
     D = np.arange(8, dtype=np.uint8) * 40
-    # s, a Python int, meets int16: the OverflowError check (frontend.scalars.range_checked) is not
-    # made on the device, which has no error path, but must not refuse the kernel
+    # s, a Python int, meets int16: the OverflowError check (frontend.scalars.range_checked) runs
+    # on the device, which records it in an error cell the host reads (backends/cuda/exprs._Check)
     args = (A, np.zeros(8), np.zeros(8, np.uint8), D, np.zeros(8, bool), 3)
     for index in (1, 2, 4):
         expected, actual = run_both(k, "cuda", args, out_index=index)
         assert actual.dtype == expected.dtype
         np.testing.assert_allclose(actual, expected, rtol=1e-13)
+    with pytest.raises(OverflowError, match="Python integer 40000 out of bounds for int16"):
+        _kernel(k, "cuda")(*args[:5], 40000)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
@@ -466,6 +468,65 @@ def test_python_int_outside_the_dtype_raises_overflow(dtype, target):
             array(A, s)
         with pytest.raises(OverflowError):  # s // 2 fits, k = s // 2 * 2 does not
             polyfuse.kernel(loop, target=target)(A, s // 2 + (s > 0), np.zeros(4, dtype), A * 0)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_loop_variables_and_sizes_meeting_a_small_dtype_are_checked(target):
+    """A loop variable or a size is a Python int too: ``A_int8[i] + i`` raises NumPy's OverflowError
+    from ``i = 128`` (cpu wrapped before); the error names the value and the source line."""
+    k = make_kernel("B[i] = A[i] + i + A.shape[0] * 0", "A, B")
+    A = np.ones(128, np.int8)
+    expected, actual = run_both(k, target, (A, np.zeros(128, np.int8)))
+    np.testing.assert_array_equal(actual, expected)
+    with pytest.raises(OverflowError) as info:
+        _kernel(k, target)(np.ones(129, np.int8), np.zeros(129, np.int8))
+    first, *rest = str(info.value).splitlines()
+    assert first == "Python integer 128 out of bounds for int8" and "B[i] = A[i] + i" in "\n".join(rest)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_python_ints_that_max_and_min_pick_are_checked_where_they_meet_the_dtype(target):
+    """max()/min() of an int8 element and a Python int give the Python int where it wins, which
+    raises where it then meets int8 (m + 1 stored; min(x, s) * 2): both targets wrapped."""
+    k = make_kernel("m = max(A[i], i)\n        B[i] = m + 1\n        C[i] = min(A[i], s) * 2", "A, B, C, s")
+    A = np.ones(200, np.int8)
+    for n, s, raises in ((120, 5, False), (120, -200, True), (200, 5, True)):
+        args = (A[:n], np.zeros(n, np.int8), np.zeros(n, np.int8), s)
+        if raises:
+            with pytest.raises(OverflowError):
+                _kernel(k, target)(*args)
+            continue
+        for index in (1, 2):
+            expected, actual = run_both_scalars(k, target, args, index)
+            np.testing.assert_array_equal(actual, expected)
+
+
+def _python_ints_where_and_select(x, y, s):
+    return np.where(x > 1, y, s), np.where(x > 1, y, 256), np.where(x > 1, y, -1), np.select([x > 1], [y], s)
+
+
+def _python_ints_maximum_and_mask(x, y, s):
+    z = np.maximum(y, s)
+    y[x > 2] = s
+    return z
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_python_ints_in_array_calls_as_numpy_2(target):
+    """np.where and np.select's default wrap a Python int into a narrower integer dtype (NumPy
+    casts its int64 array: the python target raised); np.maximum and a mask store of one that
+    does not fit raise OverflowError (cpu wrapped)."""
+    x, y = np.arange(6), np.arange(6, dtype=np.uint8)
+    where = polyfuse.kernel(_python_ints_where_and_select, target=target)
+    for s in (300, -1, 7):
+        for got, want in zip(where(x, y, s), _python_ints_where_and_select(x, y, s)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    mask = polyfuse.kernel(_python_ints_maximum_and_mask, target=target)
+    np.testing.assert_array_equal(mask(x, y.copy(), 3), np.maximum(y, 3))
+    for s in (256, -1):
+        with pytest.raises(OverflowError, match=f"Python integer {s} out of bounds for uint8"):
+            mask(x, y.copy(), s)
 
 
 def run_both_scalars(func, target, args, index):

@@ -2,7 +2,9 @@
 (aliased arguments, size-0/1 dims, negative steps, break/continue/return between the store and
 its reader, run-time subscripts, products and library calls between), time tiles with boundary
 statements, None locals, count-then-allocate, max()/min() of mixed types, locals of two dtypes,
-small-int wraparound, np.linalg qr/eigh/svd of empty/1x1/NaN inputs, POLYFUSE_INTEGER_CHECKS.
+small-int wraparound, np.linalg qr/eigh/svd of empty/1x1/NaN inputs, POLYFUSE_INTEGER_CHECKS;
+since cp43 Python ints meeting narrow dtypes (NumPy 2's OverflowError), guarded run-time
+subscript stores, max/min picks, fuse="max" order, the BLAS scale fold, stacks of row products.
 
 Not part of CI.  Each case runs on target="python" and "cpu" on 1 and 2 threads (threads
 forced), its arguments made fresh for every call (aliasing kept: the same array passed twice),
@@ -546,6 +548,232 @@ for _tile in ("2,4", "1,1", "4,2", None):
 """, lambda: (5, f64(11, 9), f64(11, 9)), env=({"POLYFUSE_TIME_TILE_SIZES": _tile + ",3"} if _tile else {}) | {"POLYFUSE_ONE_THREAD_TILES": _one})
 
 
+# ---- cp43: Python ints meeting narrow dtypes (loop variables, sizes, guarded branches), guarded
+# run-time subscript stores, max/min picks in array expressions, fuse="max" order, the BLAS scale
+# fold (alpha 0/inf/NaN, divisor 0), stacks of row products of odd sizes, views
+def _i8(n, lo=-5, hi=5):
+    return R.integers(lo, hi, n).astype(np.int8)
+
+
+for _n in (0, 1, 127, 128, 129):
+    case(f"ov_loopvar_int8_n{_n}", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] + i
+""", lambda _n=_n: (_i8(_n), np.zeros(_n, np.int8)))
+    case(f"ov_size_uint8_n{_n}", """def kern(x):
+    n = x.shape[0]
+    return x * n + len(x)
+""", lambda _n=_n: (R.integers(0, 3, _n).astype(np.uint8),))
+    case(f"ov_guarded_loopvar_n{_n}", """def kern(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 100:
+            out[i] = x[i] + i
+""", lambda _n=_n: (_i8(_n), np.zeros(_n, np.int8)))
+    case(f"ov_ifexp_loopvar_n{_n}", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] + i if x[i] > 100 else x[i]
+""", lambda _n=_n: (_i8(_n), np.zeros(_n, np.int8)))
+    case(f"ov_reversed_loopvar_n{_n}", """def kern(x, out):
+    for i in range(x.shape[0] - 1, -1, -1):
+        out[i] = x[i] - i
+""", lambda _n=_n: (_i8(_n), np.zeros(_n, np.int8)))
+case("ov_guarded_hit_at_200", """def kern(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 100:
+            out[i] = x[i] + i
+""", lambda: ((lambda a: (a.__setitem__(200, 120), a)[1])(_i8(300)), np.zeros(300, np.int8)))
+case("ov_while_counter", """def kern(x, out):
+    k = 0
+    while k < x.shape[0]:
+        out[k] = x[k] * 2 + k
+        k += 1
+""", lambda: (_i8(140), np.zeros(140, np.int8)))
+case("ov_enumerate", """def kern(x, out):
+    for k, v in enumerate(x):
+        out[k] = v + k
+""", lambda: (_i8(130), np.zeros(130, np.int8)))
+case("ov_arg_where_select_max", """def kern(x, y, s):
+    a = np.where(x > 0, y, s)
+    b = np.select([x > 1], [y], s)
+    return a, b, np.maximum(y, s // 8)
+""", lambda: (R.integers(-3, 3, 9), R.integers(0, 9, 9).astype(np.uint8), 300))
+case("ov_arg_max_raises", """def kern(x, y, s):
+    return np.maximum(y, s)
+""", lambda: (R.integers(-3, 3, 9), R.integers(0, 9, 9).astype(np.uint8), 300))
+case("ov_mask_store_arg", """def kern(x, y, s):
+    y[x > 0] = s
+""", lambda: (R.integers(-3, 3, 9), R.integers(0, 9, 9).astype(np.uint8), -1))
+case("ov_mask_store_arg_none_selected", """def kern(x, y, s):
+    y[x > 10] = s - 300
+""", lambda: (R.integers(-3, 3, 9), R.integers(0, 9, 9).astype(np.uint8), 700))
+case("ov_slice_store_empty", """def kern(y, s):
+    y[5:2] = s
+    y[y.shape[0]:] = s + 1
+""", lambda: (R.integers(0, 9, 9).astype(np.uint8), 700))
+case("ov_empty_array_ops", """def kern(x, s):
+    return x + s, np.maximum(x, s)
+""", lambda: (np.zeros(0, np.int8), 200))
+case("ov_empty_iadd", """def kern(x, s):
+    x[3:1] += s
+    x <<= s // 1000
+""", lambda: (np.zeros(4, np.int16), 40000))
+case("ov_mask_iadd_none", """def kern(x, s):
+    x[x > 5] += s
+""", lambda: (np.zeros(4, np.int16), 40000))
+case("ov_max_picks_stored_int8", """def kern(x, out):
+    for i in range(x.shape[0]):
+        m = max(x[i], i)
+        out[i] = m + 1
+""", lambda: (_i8(200), np.zeros(200, np.int8)))
+case("ov_min_arg_times_two", """def kern(x, out, s):
+    for i in range(x.shape[0]):
+        out[i] = min(x[i], s) * 2
+""", lambda: (_i8(20), np.zeros(20, np.int8), -200))
+case("ov_ifexp_local_python_int", """def kern(x, out, s):
+    for i in range(x.shape[0]):
+        t = x[i] if i % 2 else s
+        out[i] = t - 1
+""", lambda: (_i8(20), np.zeros(20, np.int16), -32768))
+case("ov_loop_zero_trips", """def kern(y, s):
+    for i in range(y.shape[0]):
+        y[i] = s
+""", lambda: (np.zeros(0, np.uint8), 700))
+case("ov_int_of_float", """def kern(x, f, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] + int(f[i])
+""", lambda: (_i8(6), np.array([1.5, -3.7, 126.9, 0.0, 2.0, 127.99]), np.zeros(6, np.int8)))
+case("ov_int_of_float_out", """def kern(x, f, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] + int(f[i])
+""", lambda: (_i8(6), np.array([1.5, -3.7, 128.5, 0.0, 2.0, 1.0]), np.zeros(6, np.int8)))
+case("ov_np_cast_of_loopvar", """def kern(out):
+    for i in range(out.shape[0]):
+        out[i] = np.uint8(i) + np.uint8(np.int64(i) * 3)
+""", lambda: (np.zeros(300, np.uint16),))
+case("ov_index_only", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i * 2 % x.shape[0]] + x[(i + 200) % x.shape[0]]
+""", lambda: (_i8(300), np.zeros(300, np.int8)))
+case("ov_compare_loopvar", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = (x[i] < i) + (x[i] == i - 300)
+""", lambda: (_i8(300), np.zeros(300, np.int64)))
+case("ov_max_picks_int_local", """def kern(x, out):
+    for i in range(x.shape[0]):
+        m = max(x[i], i)
+        out[i] = m
+""", lambda: (_i8(200), np.zeros(200, np.int64)))
+# guarded run-time subscript stores
+case("idx_when_hist_empty", """def kern(b, hist):
+    for i in range(b.shape[0]):
+        if 0 <= b[i] < hist.shape[0]:
+            hist[b[i]] += 1
+""", lambda: (R.integers(-3, 9, 40), np.zeros(0, np.int64)))
+case("idx_when_hist_neg", """def kern(b, hist):
+    for i in range(b.shape[0]):
+        if b[i] >= -hist.shape[0] and b[i] < hist.shape[0]:
+            hist[b[i]] += 1
+""", lambda: (R.integers(-9, 9, 40), np.zeros(5, np.int64)))
+case("idx_when_two_stores", """def kern(b, c, out):
+    for i in range(b.shape[0]):
+        if b[i] < out.shape[0] and c[i] > 0:
+            out[b[i]] = out[b[i]] + c[i]
+        elif b[i] >= out.shape[0]:
+            out[0] -= 1.0
+""", lambda: (R.integers(0, 12, 30), f64(30), np.zeros(7)))
+case("idx_when_size1_view", """def kern(b, out):
+    for i in range(b.shape[0]):
+        if b[i] < out.shape[0]:
+            out[b[i]] = i
+""", lambda: (R.integers(0, 3, 10), np.zeros(10)[::-7]))
+# max/min of mixed scalars in array expressions (View.picks)
+case("picks_div_max", """def kern(x):
+    return x / max(1.0, np.max(x))
+""", lambda: (np.abs(f64(7)) * 0.1,))
+case("picks_int_array", """def kern(x):
+    m = max(2, np.max(x))
+    return x * m - min(0, x.min())
+""", lambda: (R.integers(-5, 5, 7),))
+case("picks_empty_like", """def kern(x):
+    m = max(0.5, np.abs(x).max())
+    return x / m
+""", lambda: (f64(1),))
+case("picks_float32_view", """def kern(x):
+    return x / max(1.0, np.max(x)) + min(np.float32(0.5), x[0])
+""", lambda: (f64(9).astype(np.float32)[::-2],), tol=1e-6)
+# fuse="max" keeps program order
+case("fmax_order_prefix", """def kern(a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = a[i - 1] + b[i]
+    for i in range(1, a.shape[0]):
+        b[i] = a[i] * 0.5 + b[i - 1]
+    for i in range(a.shape[0] - 1):
+        a[i] = b[i + 1] - a[i]
+""", lambda: (f64(11), f64(11)), env={"_fuse": "max"})
+case("fmax_order_far_constant", """def kern(a, b):
+    for i in range(a.shape[0] - 40):
+        a[i] = a[i + 40] + b[i]
+    for i in range(40, a.shape[0]):
+        b[i] = a[i - 40] * 2.0
+""", lambda: (f64(90), f64(90)), env={"_fuse": "max"})
+case("fmax_order_size0", """def kern(a, b):
+    for i in range(a.shape[0] - 40):
+        a[i] = a[i + 40] + b[i]
+    for i in range(40, a.shape[0]):
+        b[i] = a[i - 40] * 2.0
+""", lambda: (f64(30), f64(30)), env={"_fuse": "max"})
+# BLAS scale fold
+for _alpha in ("0.0", "np.inf", "np.nan", "-0.0", "1e-320"):
+    case(f"scale_fold_alpha_{_alpha}", f"""def kern(A, B, C):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] = 0.0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] *= {_alpha}
+""", lambda: (f64(33, 31), (lambda b: (b.__setitem__((3, 4), np.inf), b)[1])(f64(31, 35)), np.zeros((33, 35))))
+for _d in ("0.0", "-0.0", "n - 1.0"):
+    case(f"scale_fold_div_{_d}", f"""def kern(A, C, n):
+    for i in range(A.shape[1]):
+        for j in range(A.shape[1]):
+            C[i, j] = 0.0
+            for k in range(A.shape[0]):
+                C[i, j] += A[k, i] * A[k, j]
+    for i in range(A.shape[1]):
+        for j in range(A.shape[1]):
+            C[i, j] /= {_d}
+""", lambda: (f64(37, 33), np.zeros((33, 33)), 1.0))
+# stacks of row products (doitgen shape), odd and degenerate sizes
+for _shape in ((3, 5, 7), (1, 1, 9), (2, 3, 1), (5, 1, 33), (0, 4, 6)):
+    case(f"stack_rows_{'x'.join(map(str, _shape))}", """def kern(A, C4):
+    acc = np.empty_like(A)
+    for r in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            acc[r, q, :] = A[r, q, :] @ C4
+    return acc
+""", lambda _shape=_shape: (f64(*_shape), f64(_shape[2], _shape[2])))
+case("stack_rows_view", """def kern(A, C4):
+    acc = np.zeros((A.shape[0], A.shape[1], C4.shape[1]))
+    for r in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            acc[r, q, :] = A[r, q, :] @ C4
+    return acc
+""", lambda: (f64(4, 6, 10)[::-1, ::2, 1::], f64(9, 9)[::-1, :].T))
+# views: negative strides, size 0/1
+case("view_neg_stride_inplace", """def kern(x):
+    x[1:] = x[:-1] * 0.5 + x[1:]
+    return x[::-1].cumsum()
+""", lambda: (f64(12)[::-2],))
+case("view_size1_matmul", """def kern(A, B):
+    return (A @ B) * 2.0 / max(1.0, np.abs(A).max())
+""", lambda: (f64(1, 5)[:, ::-1], f64(5, 1)))
+case("view_size0_where", """def kern(x, s):
+    return np.where(x > 0, x, s) + np.maximum(x, s)
+""", lambda: (np.zeros((0, 3), np.int16), 5))
+
+
 def same(e, a, tol, label):
     if isinstance(e, tuple):
         assert isinstance(a, tuple) and len(a) == len(e), f"{label}: {a!r} vs {e!r}"
@@ -570,6 +798,8 @@ def run(name, src, make0, env, tol):
         return make0()
     fn = define(src)
     problems = []
+    env = dict(env)
+    fuse = env.pop("_fuse", "smart")  # (cp43) a fuse mode for the case
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
@@ -586,7 +816,7 @@ def run(name, src, make0, env, tol):
             if t == "cpu":
                 threads.set_num_threads(int(target[3:]))
             try:
-                k = polyfuse.kernel(fn, target=t, verify=True, cache=False)
+                k = polyfuse.kernel(fn, target=t, verify=True, cache=False, fuse=fuse)
                 for call in (1, 2):
                     got_args = make()
                     with np.errstate(all="ignore"), warnings.catch_warnings():
