@@ -1,0 +1,71 @@
+"""np43's forms (tests/corpus/batch_np43.py's refusals and crash, made general): the ufuncs
+whose ``reduce`` is one left fold in index order (np.logaddexp.reduce, np.hypot, np.subtract,
+np.divide, np.fmax/fmin; from the identity where the ufunc has one), a reshape to sizes that are
+arithmetic of an argument's extents; each kernel (python backend: the subject is the front end)
+against the undecorated function, values, dtypes and the Python type of returned numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def _same(got, expected):
+    pairs = zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]
+    for g, e in pairs:
+        assert type(g) is type(e) and np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_array_equal(g, e)  # the same fold in the same order: the same bits
+
+
+def folds(x, A, b):
+    return (np.logaddexp.reduce(x), np.hypot.reduce(x[::-1]), np.logaddexp.reduce(A, axis=1),
+            np.subtract.reduce(A, axis=0), np.fmax.reduce(A, -1), np.subtract.reduce(b), np.divide.reduce(b))
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_ufunc_reduce_is_numpys_left_fold(n):
+    rng = np.random.default_rng(n)
+    k = polyfuse.kernel(folds, target="python", fuse="none")
+    x = np.array([-0.0, 2.5, -3.0, 1e3, -np.inf, 0.5])[:n] if n < 6 else rng.standard_normal(n).astype(np.float32)
+    args = (x, rng.standard_normal((3, 4)) * 20, rng.integers(1, 9, 4).astype(np.int8))
+    with np.errstate(all="ignore"):
+        _same(k(*args), folds(*args))
+
+
+def fold_empty(A):
+    return np.subtract.reduce(A, axis=1)
+
+
+def test_ufunc_reduce_without_identity_of_an_empty_axis_is_a_value_error():
+    k = polyfuse.kernel(fold_empty, target="python")
+    with pytest.raises(ValueError, match="reduction operation subtract which has no identity"):
+        k(np.zeros((2, 0)))
+
+
+def fold_refused(x):
+    return np.logaddexp2.reduce(x)
+
+
+def test_other_ufunc_reduce_names_the_folds_supported():
+    with pytest.raises(polyfuse.UnsupportedError, match="np.logaddexp, np.subtract"):
+        polyfuse.kernel(fold_refused, target="python")(np.ones(3))
+
+
+def im2col(img, w):
+    kh, kw = w.shape
+    oh = img.shape[0] - kh + 1
+    ow = img.shape[1] - kw + 1
+    cols = np.empty((oh * ow, kh * kw))
+    for i in range(oh):
+        for j in range(ow):
+            cols[i * ow + j] = img[i:i + kh, j:j + kw].ravel()
+    return (cols @ w.ravel()).reshape(oh, ow)
+
+
+def test_reshape_to_arithmetic_of_argument_extents():
+    # the size text img.shape[0] + 1 - w.shape[0] ends as A.shape[d] does (np43: an InternalError)
+    rng = np.random.default_rng(0)
+    img, w = rng.random((5, 6)), rng.standard_normal((3, 2))
+    np.testing.assert_allclose(polyfuse.kernel(im2col, target="python")(img, w), im2col(img, w), rtol=1e-12)
