@@ -375,18 +375,21 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
     changing = _changing_names(body)
     values: list[ast.expr] = []
     prefixes: list[tuple[int, str]] = []
+    copies: list[int] = []  # the prefixes that are new arrays in Python, returned as copies
     before: list[ast.stmt] = []
     defs = _defined_once(body)
     for elt in elts:
         chosen = selection(rw, elt, defs)
         if chosen is not None:
             before += chosen.statements
+            copies.append(len(values))
             prefixes.append((len(values), ""))
             values += [ast.copy_location(ast.Name(chosen.buffer, ast.Load()), elt),
                        ast.copy_location(ast.Name(chosen.count, ast.Load()), elt)]
             continue
         found = _list_array(rw, elt, lists)
         if found is not None:
+            copies.append(len(values))
             prefixes.append((len(values), "float64" if found.dtype is None else ""))
             values += [ast.copy_location(ast.Name(found.name, ast.Load()), elt),
                        ast.copy_location(ast.Name(found.count, ast.Load()), elt)]
@@ -396,6 +399,8 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
         if bound is not None:
             sliced = copied or elt
             assert isinstance(sliced, ast.Subscript)
+            if copied is not None:
+                copies.append(len(values))
             prefixes.append((len(values), ""))
             values += [sliced.value, bound]
             continue
@@ -406,7 +411,8 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
     if not prefixes:
         return before, ret
     rw.source = dataclasses.replace(rw.source, prefixes=ReturnedPrefixes(tuple(prefixes),
-                                                                         not isinstance(ret.value, ast.Tuple)))
+                                                                         not isinstance(ret.value, ast.Tuple),
+                                                                         tuple(copies)))
     value = ast.copy_location(ast.Tuple(values, ast.Load()), ret.value)
     return before, ast.copy_location(ast.Return(value), ret)
 

@@ -69,3 +69,22 @@ def test_reshape_to_arithmetic_of_argument_extents():
     rng = np.random.default_rng(0)
     img, w = rng.random((5, 6)), rng.standard_normal((3, 2))
     np.testing.assert_allclose(polyfuse.kernel(im2col, target="python")(img, w), im2col(img, w), rtol=1e-12)
+
+
+def kept_values(x, t):
+    buf = np.empty(x.shape[0])
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            buf[k] = x[i]
+            k += 1
+    return buf[:k].copy(), buf[:k]
+
+
+def test_returned_prefix_copy_is_a_new_array_and_the_slice_a_view():
+    x = np.random.default_rng(0).standard_normal(9)
+    copied, view = polyfuse.kernel(kept_values, target="python")(x, 0.1)
+    expected = kept_values(x, 0.1)
+    np.testing.assert_array_equal(copied, expected[0])
+    assert copied.flags.owndata and copied.base is None  # np43: a view of the 9-element buffer
+    assert view.base is not None and np.shares_memory(view, view.base)
