@@ -88,3 +88,24 @@ def test_returned_prefix_copy_is_a_new_array_and_the_slice_a_view():
     np.testing.assert_array_equal(copied, expected[0])
     assert copied.flags.owndata and copied.base is None  # np43: a view of the 9-element buffer
     assert view.base is not None and np.shares_memory(view, view.base)
+
+
+def argwheres(A, x, t):
+    return np.argwhere(A > t), np.argwhere((x[1:-1] > x[:-2]) & (x[1:-1] > x[2:])).ravel() + 1, np.argwhere(x < t)
+
+
+def rows_kept(X, c, r):
+    z = (X - X.mean(axis=0)) / X.std(axis=0)
+    inside = ((X - c) ** 2).sum(axis=1) <= r * r
+    return X[(np.abs(z) < 1.5).all(axis=1)], inside.sum(), np.flatnonzero(inside)
+
+
+@pytest.mark.parametrize("t", [0.5, 2.0])  # 2.0: no element passes (empty results keep their shapes)
+def test_argwhere_and_selections_of_locals_reduced_along_an_axis(t):
+    rng = np.random.default_rng(3)
+    for fn, args in ((argwheres, (rng.random((3, 4)), rng.standard_normal(9), t)),
+                     (rows_kept, (rng.standard_normal((8, 2)), np.array([0.1, -0.2]), t - 0.5))):
+        got, expected = polyfuse.kernel(fn, target="python")(*args), fn(*args)
+        for g, e in zip(got, expected):
+            assert type(g) is type(e) and g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_array_equal(g, e)
