@@ -54,6 +54,7 @@ from .builtin_helpers import (
     ONE_ARRAY_HELPERS,
     ROW_HELPERS,
     UFUNC_AT,
+    numpy_partition_kth,
     UFUNC_REDUCEAT,
 )
 from .checker import module_of
@@ -379,6 +380,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         return result
 
     def visit_Subscript(self, node: ast.Subscript):
+        kth = self._partition_kth(node)
+        if kth is not None:
+            return kth
         self.generic_visit(node)
         index = node.slice
         if isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute) and index.func.attr == "ix_" \
@@ -386,6 +390,23 @@ class BuiltinHelpers(ast.NodeTransformer):
                 and self.rw.globals.get(index.func.value.id) is np:
             node.slice = self._ix(index)
         return node
+
+    def _partition_kth(self, node: ast.Subscript) -> ast.expr | None:
+        """``np.partition(a, k)[k]`` of a 1-d ``a`` (``k`` the same names and numbers both times):
+        the kth smallest, which is NumPy's whatever order introselect leaves the others in ->
+        the helper ``numpy_partition_kth`` (np.sort(a)[k], a ValueError for a kth outside ``a``).
+        None for anything else (refused: the other elements' order is introselect's own)."""
+        call, k = node.value, node.slice
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "partition"
+                and isinstance(call.func.value, ast.Name) and call.func.value.id not in self.local
+                and self.rw.globals.get(call.func.value.id) is np and len(call.args) == 2 and not call.keywords
+                and isinstance(node.ctx, ast.Load) and ast.dump(call.args[1]) == ast.dump(k)
+                and all(isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
+                                       ast.expr_context)) for n in walk(k))
+                and self._array_rank(call.args[0]) == 1):
+            return None
+        self.generic_visit(call)
+        return self._helper_call(numpy_partition_kth, [call.args[0], k], call)
 
     def _ix(self, node: ast.Call) -> ast.expr:
         """``A[np.ix_(r, c)]`` -> ``A[r[:, None], c[None, :]]``: NumPy's open mesh, each 1-d

@@ -94,18 +94,37 @@ def argwheres(A, x, t):
     return np.argwhere(A > t), np.argwhere((x[1:-1] > x[:-2]) & (x[1:-1] > x[2:])).ravel() + 1, np.argwhere(x < t)
 
 
-def rows_kept(X, c, r):
+def rows_kept(X, c, t):
+    r = t - 0.5
     z = (X - X.mean(axis=0)) / X.std(axis=0)
     inside = ((X - c) ** 2).sum(axis=1) <= r * r
     return X[(np.abs(z) < 1.5).all(axis=1)], inside.sum(), np.flatnonzero(inside)
 
 
-@pytest.mark.parametrize("t", [0.5, 2.0])  # 2.0: no element passes (empty results keep their shapes)
-def test_argwhere_and_selections_of_locals_reduced_along_an_axis(t):
+def test_argwhere_and_selections_of_locals_reduced_along_an_axis():
     rng = np.random.default_rng(3)
-    for fn, args in ((argwheres, (rng.random((3, 4)), rng.standard_normal(9), t)),
-                     (rows_kept, (rng.standard_normal((8, 2)), np.array([0.1, -0.2]), t - 0.5))):
-        got, expected = polyfuse.kernel(fn, target="python")(*args), fn(*args)
+    for fn, args in ((argwheres, (rng.random((3, 4)), rng.standard_normal(9))),
+                     (rows_kept, (rng.standard_normal((8, 2)), np.array([0.1, -0.2])))):
+        k = polyfuse.kernel(fn, target="python")
+        for t in (0.5, 2.0):  # 2.0: no element passes (empty results keep their shapes)
+            got, expected = k(*args, t), fn(*args, t)
+            for g, e in zip(got, expected):
+                assert type(g) is type(e) and g.dtype == e.dtype and g.shape == e.shape
+                np.testing.assert_array_equal(g, e)
+
+
+def kth_values(x, k):
+    m = x.shape[0] // 2
+    return np.partition(x, m)[m], np.partition(x * 2, k)[k]
+
+
+def test_partition_kth_element_is_the_sorted_kth():
+    k = polyfuse.kernel(kth_values, target="python")
+    for x, kth in ((np.array([3.0, np.nan, -1.0, 2.0, 0.5]), -2),
+                   (np.array([5, -3, 7, 1], np.int32), 3)):
+        got, expected = k(x, kth), kth_values(x, kth)
         for g, e in zip(got, expected):
-            assert type(g) is type(e) and g.dtype == e.dtype and g.shape == e.shape
+            assert type(g) is type(e)
             np.testing.assert_array_equal(g, e)
+    with pytest.raises(ValueError):  # a kth outside x: NumPy's ValueError, not sort's IndexError
+        k(np.ones(3), 3)
