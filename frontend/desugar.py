@@ -54,8 +54,8 @@ from .builtin_helpers import (
     ONE_ARRAY_HELPERS,
     ROW_HELPERS,
     UFUNC_AT,
-    numpy_partition_kth,
     UFUNC_REDUCEAT,
+    numpy_partition_kth,
 )
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
