@@ -96,8 +96,8 @@ _REFUSED = {
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
                 "in range(x.shape[0]): counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "extract", "compress"),
-                    "its result has a data-dependent shape; supported: idx = np.nonzero(c)[0] (np.where(c)[0], "
-                    "np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
+                    "its result has a data-dependent shape; supported: np.argwhere(c) returned, idx = np.nonzero(c)[0] "
+                    "(np.where(c)[0], np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
                     "for i in idx; for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
                     "rows.append(i)) and return np.array(rows)"),
     "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
@@ -105,8 +105,9 @@ _REFUSED = {
               "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
     **dict.fromkeys(("partition", "argpartition"), "the order NumPy's introselect leaves the elements other than "
-                    "the kth in is its own; write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is "
-                    "the same: np.sort(a)[k] for np.partition(a, k)[k], np.sort(a)[:k] for the k smallest, in order"),
+                    "the kth in is its own (np.partition(a, k)[k] of a 1-d a, the kth smallest, is supported); "
+                    "write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is the same: np.sort(a)[:k] "
+                    "for the k smallest, in order"),
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
