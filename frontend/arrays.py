@@ -3030,7 +3030,11 @@ class Lowering:
         if module == "np" and name in ("eye", "identity"):
             return self.eye(node, name)
         if name in ("var", "std") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
-            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            operand = node.args[0] if module == "np" and node.args else func.value  # type: ignore[attr-defined]
+            masked = self.masked_read(operand)
+            if masked is not None:  # x[m].std(): of the selected elements
+                return self.masked_spread(node, name, *masked, node.args[1:] if module == "np" else node.args)
+            x = self.value(operand)
             if x.rank:
                 return self.spread(node, name, x, node.args[1:] if module == "np" else node.args)
         if name == "repeat" and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
@@ -3328,6 +3332,28 @@ class Lowering:
         total = self.reduction(node, "sum", self.binop(node, ast.Mult(), deviation, deviation), [], options)
         count = ast.parse(f"max({' * '.join(f'({x.extents[d].text})' for d in axes)} - {ddof}, 0)", mode="eval").body
         variance = self.binop(node, ast.Div(), total, scalar(count, WEAK_INT))
+        return self.sqrt(node, variance) if name == "std" else variance
+
+    def masked_spread(self, node: ast.Call, name: str, x: View, mask: View, rest: list[ast.expr]) -> View:
+        """``x[m].var(ddof=)`` / ``np.std(x[m])`` of a mask of ``x``'s shape: ``spread``'s two
+        passes over the selected elements (``masked_reduction``'s mean, then the sum of the
+        selected squared deviations, over ``max(count - ddof, 0)``: NaN where none is selected,
+        as NumPy's 0/0)."""
+        options = dict(_keywords(self, node))
+        axis = options.pop("axis", rest[0] if rest else None)
+        ddof = _int_const(options.pop("ddof")) if "ddof" in options else 0
+        if options or len(rest) > 1 or ddof is None or x.rank != mask.rank or x.vtype.is_complex \
+                or x.vtype.dtype == "bool" or not (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+            raise self.error(node, f"np.{name}() of a boolean-mask selection with other than axis=None/0 and an "
+                             "integer constant ddof= (of a mask of the array's shape, a real non-bool array)",
+                             "boolean mask")
+        bare = ast.copy_location(ast.Call(node.func, [], []), node)
+        mean = self.masked_reduction(bare, "mean", x, mask, [])
+        deviation = self.binop(node, ast.Sub(), x, mean)
+        total = self.masked_reduction(bare, "sum", self.binop(node, ast.Mult(), deviation, deviation), mask, [])
+        count = self.reduction(bare, "sum", mask, [], {})
+        divisor = ast.parse(f"max(int({ast.unparse(count.element(()))}) - {ddof}, 0)", mode="eval").body
+        variance = self.binop(node, ast.Div(), total, scalar(divisor, WEAK_INT))
         return self.sqrt(node, variance) if name == "std" else variance
 
     def arange(self, node: ast.Call) -> View:

@@ -268,6 +268,8 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         return Shape(inner.rank, inner.boolean and isinstance(node.op, ast.Invert))
     reduced = _reduction(node, is_numpy) if isinstance(node, ast.Call) and not node.keywords else None
     if reduced is not None:
+        if isinstance(reduced, ast.Name) and reduced.id not in rw.ranks and reduced.id in is_numpy.defs:
+            reduced = is_numpy.defs[reduced.id]  # sel.mean() of sel = x[m] bound once: a scalar
         if isinstance(reduced, ast.Subscript) and not isinstance(reduced.slice, (ast.Slice, ast.Tuple)):
             whole, mask = shape_of(rw, reduced.value, is_numpy), shape_of(rw, reduced.slice, is_numpy)
             if whole is not None and mask is not None and mask.boolean and whole.rank == mask.rank:

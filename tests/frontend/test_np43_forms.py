@@ -128,3 +128,29 @@ def test_partition_kth_element_is_the_sorted_kth():
             np.testing.assert_array_equal(g, e)
     with pytest.raises(ValueError):  # a kth outside x: NumPy's ValueError, not sort's IndexError
         k(np.ones(3), 3)
+
+
+def zscored(x):
+    sel = x[x > 0]
+    m = sel.mean()
+    s = sel.std()
+    return (sel - m) / s, sel.var(ddof=1), np.std(x[x < 0])
+
+
+def zscored_after_a_write(x):
+    sel = x[x > 0]
+    m = sel.mean()
+    x[0] = 100.0  # sel still holds the old values: not x[x > 0] read again
+    return sel - m
+
+
+def test_selection_read_again_in_the_return_and_its_spread():
+    k = polyfuse.kernel(zscored, target="python")
+    for x in (np.random.default_rng(5).standard_normal(9), np.array([-1.0, -2.0])):  # none selected: NaN
+        with np.errstate(all="ignore"):
+            got, expected = k(x), zscored(x)
+        for g, e in zip(got, expected):
+            assert type(g) is type(e) and np.shape(g) == np.shape(e)
+            np.testing.assert_allclose(g, e, rtol=1e-12)
+    with pytest.raises(polyfuse.UnsupportedError, match="'sel' holds a boolean-mask selection"):
+        polyfuse.kernel(zscored_after_a_write, target="python")(np.ones(3))
