@@ -154,3 +154,20 @@ def test_selection_read_again_in_the_return_and_its_spread():
             np.testing.assert_allclose(g, e, rtol=1e-12)
     with pytest.raises(polyfuse.UnsupportedError, match="'sel' holds a boolean-mask selection"):
         polyfuse.kernel(zscored_after_a_write, target="python")(np.ones(3))
+
+
+def unique_shares(x, w):
+    u, c = np.unique(x, return_counts=True)
+    p = c / c.sum()
+    ent = -np.log(p) * p
+    s = np.sqrt(p) * w - 1
+    return u, p, ent.sum(), s, p[0], len(s)
+
+
+def test_elementwise_arithmetic_of_arrays_of_uniques_length():
+    k = polyfuse.kernel(unique_shares, target="python")
+    for x in (np.random.default_rng(0).integers(0, 4, 9), np.array([3])):
+        got, expected = k(x, 0.5), unique_shares(x, 0.5)
+        for g, e in zip(got, expected):
+            assert type(g) is type(e) and np.shape(g) == np.shape(e)
+            np.testing.assert_allclose(g, e, rtol=1e-12)
