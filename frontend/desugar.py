@@ -844,6 +844,8 @@ class BuiltinHelpers(ast.NodeTransformer):
             return 0
         if isinstance(node, ast.Name) and node.id in self.local_ranks:
             return self.local_ranks[node.id]
+        if isinstance(node, ast.Name) and node.id not in self.rw.args and self.any_ranks.get(node.id) == 1:
+            return 1  # a local bound once to a 1-d array (edges = np.quantile(x, [0.25, 0.5, 0.75]))
         if isinstance(node, ast.Name) and node.id in self.rw.args:
             return self.rw.ranks.get(node.id, 0) if self.rw.ranks.get(node.id, 0) <= 1 else None
         ranks = {**self.rw.ranks, **{k: v for k, v in self.local_ranks.items() if v == 1}}
@@ -916,7 +918,15 @@ class BuiltinHelpers(ast.NodeTransformer):
                 return None
             return first if _constant(keep) is True else 0 if axis is None else first - 1
         if attr in ("quantile", "percentile") and not keywords and len(node.args) == 2:
-            return 0 if self._array_rank(node.args[1]) == 0 else None
+            q = node.args[1]  # a list of numbers: one quantile each, a 1-d array
+            if isinstance(q, (ast.List, ast.Tuple)) and q.elts and all(self._array_rank(e) == 0 for e in q.elts):
+                return 1
+            return 0 if self._array_rank(q) == 0 else None
+        if attr == "stack" and keywords <= {"axis"} and len(node.args) == 1 \
+                and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
+            ranks = {self._array_rank(e) for e in node.args[0].elts}  # np.stack([x[:-2], x[1:-1], x[2:]])
+            rank = ranks.pop() if len(ranks) == 1 else None
+            return None if rank is None else rank + 1
         return None
 
     @staticmethod

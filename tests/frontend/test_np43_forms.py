@@ -171,3 +171,16 @@ def test_elementwise_arithmetic_of_arrays_of_uniques_length():
         for g, e in zip(got, expected):
             assert type(g) is type(e) and np.shape(g) == np.shape(e)
             np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
+def told_ranks(x):
+    edges = np.quantile(x, [0.25, 0.5, 0.75])  # a list of q: a 1-d local, passed to a helper
+    return np.searchsorted(edges, x, side="right"), np.median(np.stack([x[:-2], x[1:-1], x[2:]]), axis=0)
+
+
+def test_ranks_of_np_stack_and_of_quantiles_of_a_list():
+    x = np.random.default_rng(2).standard_normal(9)
+    got, expected = polyfuse.kernel(told_ranks, target="python")(x), told_ranks(x)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        np.testing.assert_allclose(g, e, rtol=1e-12)
