@@ -180,7 +180,7 @@ def told_ranks(x):
 
 def test_ranks_of_np_stack_and_of_quantiles_of_a_list():
     x = np.random.default_rng(2).standard_normal(9)
-    got, expected = polyfuse.kernel(told_ranks, target="python")(x), told_ranks(x)
+    got, expected = polyfuse.kernel(told_ranks, target="python", fuse="none")(x), told_ranks(x)
     for g, e in zip(got, expected):
         assert g.dtype == e.dtype
         np.testing.assert_allclose(g, e, rtol=1e-12)
