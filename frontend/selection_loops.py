@@ -332,7 +332,7 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) ->
         stmt.value.slice = rw.placed(ast.Name(mask_name, ast.Load()), mask)
         out.append(stmt)
         rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
-        whole = rank == 1 or _whole_mask(rw, mask, rank)
+        whole = rank == 1 or _whole_mask(rw, mask, rank, facts.bindings)
         for later in stmts[k + 1:]:
             _Uses(rw, name, array, mask_name, rank, whole).visit(later)
     return out
@@ -842,7 +842,7 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
     if sum(uses) == 0 or sum(uses) != facts.loads.get(name, 0):  # a use elsewhere (before, outside): left
         return None
     rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
-    if rank != 1 and not _whole_mask(rw, mask, rank) \
+    if rank != 1 and not _whole_mask(rw, mask, rank, facts.bindings) \
             and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
                     and n.value.id == name for s in later for n in walk(s)):
         return None  # (p.size of a row mask is not its count: refused as it was)
@@ -920,10 +920,11 @@ class _Uses(ast.NodeTransformer):
         return any(getattr(v, "__name__", "") == "numpy" for v in self.rw.globals.values())
 
 
-def _whole_mask(rw: Rewriter, mask: ast.expr, rank: int | None) -> bool:
+def _whole_mask(rw: Rewriter, mask: ast.expr, rank: int | None, bindings: dict[str, ast.expr]) -> bool:
     """Whether ``mask`` (written in the selection) has rank ``rank``, as the data-sized values'
-    pass tells it: then the selection is of elements and its size the mask's count."""
-    shape = shape_of(rw, mask, _is_np(rw))
+    pass tells it (the locals bound once too: ``img > t`` of ``t = img.mean()``): then the
+    selection is of elements and its size the mask's count."""
+    shape = shape_of(rw, mask, _is_np(rw, bindings))
     return rank is not None and shape is not None and shape.rank == rank
 
 

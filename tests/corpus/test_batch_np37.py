@@ -37,12 +37,13 @@ REFUSED = {
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
-    # np41's: arrays of np.unique's length (np.bincount of its inverse) divided elementwise and
-    # fancy-indexed, a selection used two statements later, NumPy's introselect order (hist_equalize's
-    # max() of an np.int64 and a Python int compiles since np42: both picks give one dtype)
+    # np41's: arrays of np.unique's length (np.bincount of its inverse) divided elementwise in the
+    # return (bound to a name first, since np43, they are arrays of that length in turn) and
+    # fancy-indexed, NumPy's introselect order (hist_equalize's max() of an np.int64 and a Python
+    # int compiles since np42: both picks give one dtype; threshold_otsu_like's fg.size of a
+    # selection by img > t, t = img.mean(), two statements later since np43: the mask's rank told)
     "groupby_mean_unique": "'sums' is used otherwise or bound again",
     "value_counts_sorted": "an array of np.unique's length is supported where",
-    "threshold_otsu_like": "'fg' holds a boolean-mask selection, usable only in a reduction",
     "argpartition_topk": "argpartition() is not supported",
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b, batch_np41) for c in m.CASES]
