@@ -3,7 +3,7 @@ finance, signal and image code, written before looking at what is supported) and
 (batch_np39: scikit-learn-style estimators, images, signals, finance, physics; batch_np39b: the
 dtype and scalar-type corners of such code) and np41's (batch_np41: group-bys, ML, image, signal,
 finance, geometry, numerics, dtype corners; batch_np41b, NumPy's semantic traps, is left to
-``batch_report.py``: the suite's time) against the
+``batch_report.py``: the suite's time; of np43's batch_np43, only the kernels still refused) against the
 undecorated functions: each kernel compiled once and called on two inputs; the refused ones
 must raise UnsupportedError naming the user's file:line and construct.  The subject is the
 front end, so the kernels run on the python backend in program order (fuse='none': the loop
@@ -29,6 +29,7 @@ import batch_np37c  # noqa: E402
 import batch_np39  # noqa: E402
 import batch_np39b  # noqa: E402
 import batch_np41  # noqa: E402
+import batch_np43  # noqa: E402
 from test_corpus import _copy, assert_same  # noqa: E402
 
 #: kernels polyfuse refuses, with the words of the refusal (the construct, at the user's line)
@@ -45,8 +46,15 @@ REFUSED = {
     "groupby_mean_unique": "'sums' is used otherwise or bound again",
     "value_counts_sorted": "an array of np.unique's length is supported where",
     "argpartition_topk": "argpartition() is not supported",
+    # np43's (the batch's other kernels: batch_report.py; its fixes: tests/frontend/test_np43_forms.py):
+    # np.add.at with index arrays computed as np.minimum(...).astype(...), np.bincount of a row of a
+    # local matrix, np.unravel_index
+    "hist2d_add_at": "np.add.at() here is not supported (index arrays other than two 1-d integer arrays",
+    "knn_vote": "bincount() is not supported",
+    "closest_pair": "call to np.unravel_index",
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b, batch_np41) for c in m.CASES]
+CASES += [("batch_np43", c) for c in batch_np43.CASES if c.name in REFUSED]  # the rest: the suite's time
 
 
 @pytest.mark.parametrize("module, case", CASES, ids=[f"{m}.{c.name}" for m, c in CASES])
