@@ -281,6 +281,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "diag_indices" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._diag_indices(node)
+        if isinstance(func, ast.Attribute) and func.attr == "unravel_index" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._unravel_index(node)
         if isinstance(func, ast.Attribute) and func.attr == "signbit" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np \
                 and len(node.args) == 1 and not node.keywords:
@@ -331,6 +334,35 @@ class BuiltinHelpers(ast.NodeTransformer):
             arange.args.append(self.rw.copy(given["n"]))  # (placed apart: n keeps its own location)
             made.elts.append(arange)
         return made
+
+    def _unravel_index(self, node: ast.Call) -> ast.expr:
+        """``np.unravel_index(np.argmin(a), a.shape)`` (argmax; ``a.argmin()``) of an ``a`` of a
+        rank told here: the tuple of ``np.int64(flat // (n1 * ... ) % n0)`` per axis, the flat
+        position in range by construction (an empty ``a``: argmin's ValueError).  Other forms are
+        left to be refused (a flat index out of range is NumPy's ValueError)."""
+        if len(node.args) != 2 or node.keywords:
+            return node
+        flat, shape = node.args
+        array = shape.value if isinstance(shape, ast.Attribute) and shape.attr == "shape" else None
+        of = None
+        if isinstance(flat, ast.Call) and isinstance(flat.func, ast.Attribute) and flat.func.attr in ("argmin", "argmax") \
+                and not flat.keywords:
+            numpy = isinstance(flat.func.value, ast.Name) and self.rw.globals.get(flat.func.value.id) is np
+            of = flat.args[0] if numpy and len(flat.args) == 1 else flat.func.value if not numpy and not flat.args \
+                else None
+        rank = self._array_rank(array) if array is not None else None
+        if of is None or array is None or ast.dump(of) != ast.dump(array) or not rank \
+                or any(not isinstance(n, (ast.Name, ast.Attribute, ast.expr_context)) for n in walk(array)):
+            return node
+        np_name = self._numpy()
+        parts: list[ast.expr] = []
+        for d in range(rank):
+            text = f"({ast.unparse(flat)})"
+            inner = " * ".join(f"{ast.unparse(array)}.shape[{e}]" for e in range(d + 1, rank))
+            text = f"{text} // ({inner})" if inner else text
+            text = f"({text}) % {ast.unparse(array)}.shape[{d}]" if d else text
+            parts.append(self.rw.placed(ast.parse(f"{np_name}.int64({text})", mode="eval").body, node))
+        return self.rw.placed(ast.Tuple(parts, ast.Load()), node)
 
     def _signbit(self, node: ast.Call) -> ast.expr:
         """``np.signbit(x)`` -> ``np.copysign(1.0, x) < 0``: the sign bit of each real element

@@ -184,3 +184,13 @@ def test_ranks_of_np_stack_and_of_quantiles_of_a_list():
     for g, e in zip(got, expected):
         assert g.dtype == e.dtype
         np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
+def extreme_position(A):
+    return np.unravel_index(A.argmax(), A.shape), np.unravel_index(np.argmin(A), A.shape)
+
+
+def test_unravel_index_of_an_argmin_or_argmax_of_the_same_array():
+    A = np.random.default_rng(4).standard_normal((2, 3, 4))
+    got, expected = polyfuse.kernel(extreme_position, target="python", fuse="none")(A), extreme_position(A)
+    assert got == expected and all(type(g) is np.int64 for part in got for g in part)
