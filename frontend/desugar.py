@@ -60,7 +60,7 @@ from .builtin_helpers import (
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
-from .source import walk
+from .source import location_key, walk
 
 
 class Rewriter(Protocol):
@@ -226,6 +226,8 @@ class BuiltinHelpers(ast.NodeTransformer):
             return None
         given = self._given(call, ("a", "indices", "b")) or {}
         a, indices, b = given.get("a"), given.get("indices"), given.get("b")
+        if isinstance(indices, ast.Tuple):
+            return self._ufunc_at_pairs_loop(call, ops[call.func.value.attr], a, indices, b)
         if not (isinstance(a, ast.Name) and isinstance(indices, ast.Name) and b is not None) \
                 or indices.id in self.rw.args or self._array_rank(indices) != 1:
             return None
@@ -333,6 +335,40 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.placed(arange, node)
             arange.args.append(self.rw.copy(given["n"]))  # (placed apart: n keeps its own location)
             made.elts.append(arange)
+        return made
+
+    def _ufunc_at_pairs_loop(self, call: ast.Call, op: ast.operator | str, a: ast.expr | None, indices: ast.Tuple,
+                             b: ast.expr | None) -> list[ast.stmt] | None:
+        """``np.add.at(H, (ix, iy), v)`` of a 2-d ``H`` and two local 1-d index arrays (``ix =
+        np.minimum((x * nb).astype(np.int64), nb - 1)``; arguments go to the helper) -> NumPy's
+        unbuffered loop ``H[ix[k], iy[k]] op= v`` (``v[k]`` of a 1-d ``v`` named; arrays of one
+        element broadcast, as NumPy's, other lengths that differ NumPy's IndexError); the lowering
+        refuses an index that is not an integer.  None for anything else."""
+        names = [i.id for i in indices.elts if isinstance(i, ast.Name)]
+        b_rank = self._array_rank(b) if b is not None else None
+        if not isinstance(a, ast.Name) or self._array_rank(a) != 2 or len(names) != 2 or len(indices.elts) != 2 \
+                or any(n in self.rw.args or self._array_rank(ast.Name(n, ast.Load())) != 1 for n in names) \
+                or b_rank not in (0, 1) or b_rank == 1 and not isinstance(b, ast.Name) \
+                or b_rank == 0 and any(isinstance(n, ast.Name) and n.id == a.id for n in walk(b)):
+            return None
+        assert b is not None
+        rows, cols = names
+        k = self.rw.fresh("at_k")
+        arrays = [rows, cols] + ([ast.unparse(b)] if b_rank == 1 else [])
+        n = f"max({', '.join(f'{v}.shape[0]' for v in arrays)})"  # NumPy broadcasts arrays of one element
+        value = f"{ast.unparse(b)}[{k} % {ast.unparse(b)}.shape[0]]" if b_rank == 1 else f"({ast.unparse(b)})"
+        target = f"{a.id}[{rows}[{k} % {rows}.shape[0]], {cols}[{k} % {cols}.shape[0]]]"
+        symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}.get(type(op), "")
+        update = f"{target} {symbol}= {value}" if symbol else f"{target} = {self._numpy()}.{op}({target}, {value})"
+        same = " and ".join(f"({v}.shape[0] == {n} or {v}.shape[0] == 1)" for v in arrays)
+        text = (f"assert {same}, ('IndexError', 'shape mismatch: indexing arrays could not be broadcast together')\n"
+                f"for {k} in range({n}):\n    {update}\n")
+        made = ast.parse(text).body
+        for stmt in made:
+            for part in walk(stmt):
+                if isinstance(part, (ast.expr, ast.stmt)):
+                    ast.copy_location(part, call)
+        self.rw.source.raises.add(location_key(made[0]))  # its IndexError kept, where it runs
         return made
 
     def _unravel_index(self, node: ast.Call) -> ast.expr:

@@ -47,9 +47,7 @@ REFUSED = {
     "value_counts_sorted": "an array of np.unique's length is supported where",
     "argpartition_topk": "argpartition() is not supported",
     # np43's (the batch's other kernels: batch_report.py; its fixes: tests/frontend/test_np43_forms.py):
-    # np.add.at with index arrays computed as np.minimum(...).astype(...), np.bincount of a row of a
-    # local matrix
-    "hist2d_add_at": "np.add.at() here is not supported (index arrays other than two 1-d integer arrays",
+    # np.bincount of a row of a local matrix
     "knn_vote": "bincount() is not supported",
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b, batch_np41) for c in m.CASES]

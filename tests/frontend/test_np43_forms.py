@@ -194,3 +194,20 @@ def test_unravel_index_of_an_argmin_or_argmax_of_the_same_array():
     A = np.random.default_rng(4).standard_normal((2, 3, 4))
     got, expected = polyfuse.kernel(extreme_position, target="python", fuse="none")(A), extreme_position(A)
     assert got == expected and all(type(g) is np.int64 for part in got for g in part)
+
+
+def hist2d_at(x, y, w):
+    ix = np.minimum((x * 3).astype(np.int64), 2)
+    iy = y - 1
+    H = np.zeros((3, 3))
+    np.add.at(H, (ix, iy), w)
+    return H
+
+
+def test_ufunc_at_of_two_local_index_arrays_broadcasts_as_numpy():
+    k = polyfuse.kernel(hist2d_at, target="python", fuse="none")
+    x = np.random.default_rng(6).random(5)
+    for y, w in ((np.array([1, 2, 0, 3, 1]), np.arange(5.0)), (np.array([2]), np.array([0.5]))):  # 0: wraps
+        np.testing.assert_array_equal(k(x, y, w), hist2d_at(x, y, w))
+    with pytest.raises(IndexError):  # lengths 5 and 2: NumPy's shape mismatch
+        k(x, np.array([1, 2]), np.ones(1))
