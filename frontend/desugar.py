@@ -247,8 +247,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         def at(ctx: ast.expr_context) -> ast.Subscript:
             return ast.Subscript(ast.Name(a.id, ast.Load()), ast.Subscript(ast.Name(indices.id, ast.Load()),
                                                                             ast.Name(k, ast.Load()), ast.Load()), ctx)
-        value = ast.Subscript(self.rw.copy(b), ast.Name(k, ast.Load()), ast.Load()) if b_rank == rank \
-            else self.rw.copy(b)
+        value = self.rw.copy(b)
+        if b_rank == rank:  # b[k % b.shape[0]]: a b of one element broadcast, as NumPy's
+            length = ast.Subscript(ast.Attribute(self.rw.copy(b), "shape", ast.Load()), ast.Constant(0), ast.Load())
+            value = ast.Subscript(value, ast.BinOp(ast.Name(k, ast.Load()), ast.Mod(), length), ast.Load())
         op = ops[call.func.value.attr]
         body: list[ast.stmt] = [ast.AugAssign(at(ast.Store()), op, value) if isinstance(op, ast.operator) else
                                 ast.Assign([at(ast.Store())], ast.Call(ast.Attribute(
@@ -258,13 +260,16 @@ class BuiltinHelpers(ast.NodeTransformer):
             ast.Attribute(ast.Name(indices.id, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())], []),
             body, [])
         if b_rank == rank and isinstance(b, ast.Name):  # NumPy's broadcast error where b has another length
-            made.append(ast.parse(f"assert {b.id}.shape[0] == {indices.id}.shape[0], 'operands could not be "
-                                     "broadcast together (ufunc.at)'").body[0])
+            made.append(ast.parse(f"assert {b.id}.shape[0] == {indices.id}.shape[0] or {b.id}.shape[0] == 1, "
+                                  "('ValueError', 'array is not broadcastable to correct shape (ufunc.at)')").body[0])
+            checked = made[-1]
         made.append(loop)
         for stmt in made:
             for part in walk(stmt):
                 if isinstance(part, (ast.expr, ast.stmt)):
                     ast.copy_location(part, call)
+        if b_rank == rank and isinstance(b, ast.Name):
+            self.rw.source.raises.add(location_key(checked))  # its ValueError kept, where it runs
         return made
 
     def visit_Call(self, node: ast.Call):

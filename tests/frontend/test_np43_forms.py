@@ -211,3 +211,17 @@ def test_ufunc_at_of_two_local_index_arrays_broadcasts_as_numpy():
         np.testing.assert_array_equal(k(x, y, w), hist2d_at(x, y, w))
     with pytest.raises(IndexError):  # lengths 5 and 2: NumPy's shape mismatch
         k(x, np.array([1, 2]), np.ones(1))
+
+
+def add_at_local(x, b):
+    lab = x % 3
+    a = np.zeros(3)
+    np.add.at(a, lab, b)
+    return a
+
+
+def test_ufunc_at_of_a_local_index_broadcasts_a_value_of_one_element():
+    k, x = polyfuse.kernel(add_at_local, target="python", fuse="none"), np.array([0, 1, 5, 2])
+    np.testing.assert_array_equal(k(x, np.array([2.0])), add_at_local(x, np.array([2.0])))  # np39: AssertionError
+    with pytest.raises(ValueError):  # lengths 4 and 2: NumPy's ValueError
+        k(x, np.ones(2))
