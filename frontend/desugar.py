@@ -247,18 +247,22 @@ class BuiltinHelpers(ast.NodeTransformer):
         def at(ctx: ast.expr_context) -> ast.Subscript:
             return ast.Subscript(ast.Name(a.id, ast.Load()), ast.Subscript(ast.Name(indices.id, ast.Load()),
                                                                             ast.Name(k, ast.Load()), ast.Load()), ctx)
-        value = self.rw.copy(b)
-        if b_rank == rank:  # b[k % b.shape[0]]: a b of one element broadcast, as NumPy's
-            length = ast.Subscript(ast.Attribute(self.rw.copy(b), "shape", ast.Load()), ast.Constant(0), ast.Load())
-            value = ast.Subscript(value, ast.BinOp(ast.Name(k, ast.Load()), ast.Mod(), length), ast.Load())
         op = ops[call.func.value.attr]
-        body: list[ast.stmt] = [ast.AugAssign(at(ast.Store()), op, value) if isinstance(op, ast.operator) else
-                                ast.Assign([at(ast.Store())], ast.Call(ast.Attribute(
-                                    ast.Name(self._numpy(), ast.Load()), str(op), ast.Load()), [at(ast.Load()), value],
-                                    []))]
-        loop = ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [ast.Subscript(
-            ast.Attribute(ast.Name(indices.id, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())], []),
-            body, [])
+
+        def update_loop(position: ast.expr | None) -> ast.For:  # b[position] (b itself: None)
+            value = self.rw.copy(b) if position is None else ast.Subscript(self.rw.copy(b), position, ast.Load())
+            body: list[ast.stmt] = [ast.AugAssign(at(ast.Store()), op, value) if isinstance(op, ast.operator) else
+                                    ast.Assign([at(ast.Store())], ast.Call(ast.Attribute(
+                                        ast.Name(self._numpy(), ast.Load()), str(op), ast.Load()),
+                                        [at(ast.Load()), value], []))]
+            return ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [ast.Subscript(
+                ast.Attribute(ast.Name(indices.id, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())], []),
+                body, [])
+        loop: ast.stmt = update_loop(None)
+        if b_rank == rank:  # b[k]; a b of one element broadcast, as NumPy's: b[0] (a branch on the sizes)
+            one = ast.Compare(ast.Subscript(ast.Attribute(self.rw.copy(b), "shape", ast.Load()), ast.Constant(0),
+                                            ast.Load()), [ast.Eq()], [ast.Constant(1)])
+            loop = ast.If(one, [update_loop(ast.Constant(0))], [update_loop(ast.Name(k, ast.Load()))])
         if b_rank == rank and isinstance(b, ast.Name):  # NumPy's broadcast error where b has another length
             made.append(ast.parse(f"assert {b.id}.shape[0] == {indices.id}.shape[0] or {b.id}.shape[0] == 1, "
                                   "('ValueError', 'array is not broadcastable to correct shape (ufunc.at)')").body[0])
