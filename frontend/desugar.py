@@ -60,7 +60,7 @@ from .builtin_helpers import (
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
-from .source import location_key, walk
+from .source import KernelSource, location_key, walk
 
 
 class Rewriter(Protocol):
@@ -73,6 +73,7 @@ class Rewriter(Protocol):
     scalar_kinds: dict[str, tuple[str, str]]
     dtypes: dict[str, str]
     globals: dict
+    source: KernelSource
 
     def fresh(self, name: str) -> str: ...
     def copy(self, node: ast.expr) -> ast.expr: ...
@@ -217,8 +218,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         scalar or of a lower rank: a row of a 2-d ``a`` broadcast), each repeated index applied
         again; the lowering then refuses an index that is not an integer (a float or bool ``idx``,
         NumPy's IndexError or mask).  None for any other statement."""
-        ops = {"add": ast.Add(), "subtract": ast.Sub(), "multiply": ast.Mult(), "maximum": "maximum",
-               "minimum": "minimum"}
+        ops: dict[str, ast.operator | str] = {"add": ast.Add(), "subtract": ast.Sub(), "multiply": ast.Mult(),
+                                              "maximum": "maximum", "minimum": "minimum"}
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "at"
                 and isinstance(call.func.value, ast.Attribute) and call.func.value.attr in ops
                 and isinstance(call.func.value.value, ast.Name) and call.func.value.value.id not in self.local
@@ -354,20 +355,22 @@ class BuiltinHelpers(ast.NodeTransformer):
         element broadcast, as NumPy's, other lengths that differ NumPy's IndexError); the lowering
         refuses an index that is not an integer.  None for anything else."""
         names = [i.id for i in indices.elts if isinstance(i, ast.Name)]
-        b_rank = self._array_rank(b) if b is not None else None
+        if b is None:
+            return None
+        b_rank = self._array_rank(b)
         if not isinstance(a, ast.Name) or self._array_rank(a) != 2 or len(names) != 2 or len(indices.elts) != 2 \
                 or any(n in self.rw.args or self._array_rank(ast.Name(n, ast.Load())) != 1 for n in names) \
                 or b_rank not in (0, 1) or b_rank == 1 and not isinstance(b, ast.Name) \
                 or b_rank == 0 and any(isinstance(n, ast.Name) and n.id == a.id for n in walk(b)):
             return None
-        assert b is not None
         rows, cols = names
         k = self.rw.fresh("at_k")
         arrays = [rows, cols] + ([ast.unparse(b)] if b_rank == 1 else [])
         n = f"max({', '.join(f'{v}.shape[0]' for v in arrays)})"  # NumPy broadcasts arrays of one element
         value = f"{ast.unparse(b)}[{k} % {ast.unparse(b)}.shape[0]]" if b_rank == 1 else f"({ast.unparse(b)})"
         target = f"{a.id}[{rows}[{k} % {rows}.shape[0]], {cols}[{k} % {cols}.shape[0]]]"
-        symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}.get(type(op), "")
+        symbols: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+        symbol = symbols.get(type(op), "")
         update = f"{target} {symbol}= {value}" if symbol else f"{target} = {self._numpy()}.{op}({target}, {value})"
         same = " and ".join(f"({v}.shape[0] == {n} or {v}.shape[0] == 1)" for v in arrays)
         text = (f"assert {same}, ('IndexError', 'shape mismatch: indexing arrays could not be broadcast together')\n"
