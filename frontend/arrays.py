@@ -96,8 +96,8 @@ _REFUSED = {
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
                 "in range(x.shape[0]): counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "extract", "compress"),
-                    "its result has a data-dependent shape; supported: idx = np.nonzero(c)[0] (np.where(c)[0], "
-                    "np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
+                    "its result has a data-dependent shape; supported: np.argwhere(c) returned, idx = np.nonzero(c)[0] "
+                    "(np.where(c)[0], np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
                     "for i in idx; for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
                     "rows.append(i)) and return np.array(rows)"),
     "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
@@ -105,8 +105,9 @@ _REFUSED = {
               "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
     **dict.fromkeys(("partition", "argpartition"), "the order NumPy's introselect leaves the elements other than "
-                    "the kth in is its own; write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is "
-                    "the same: np.sort(a)[k] for np.partition(a, k)[k], np.sort(a)[:k] for the k smallest, in order"),
+                    "the kth in is its own (np.partition(a, k)[k] of a 1-d a, the kth smallest, is supported); "
+                    "write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is the same: np.sort(a)[:k] "
+                    "for the k smallest, in order"),
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
@@ -3051,7 +3052,11 @@ class Lowering:
         if module == "np" and name in ("eye", "identity"):
             return self.eye(node, name)
         if name in ("var", "std") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
-            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            operand = node.args[0] if module == "np" and node.args else func.value  # type: ignore[attr-defined]
+            masked = self.masked_read(operand)
+            if masked is not None:  # x[m].std(): of the selected elements
+                return self.masked_spread(node, name, *masked, node.args[1:] if module == "np" else node.args)
+            x = self.value(operand)
             if x.rank:
                 return self.spread(node, name, x, node.args[1:] if module == "np" else node.args)
         if name == "repeat" and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
@@ -3351,6 +3356,28 @@ class Lowering:
         variance = self.binop(node, ast.Div(), total, scalar(count, WEAK_INT))
         return self.sqrt(node, variance) if name == "std" else variance
 
+    def masked_spread(self, node: ast.Call, name: str, x: View, mask: View, rest: list[ast.expr]) -> View:
+        """``x[m].var(ddof=)`` / ``np.std(x[m])`` of a mask of ``x``'s shape: ``spread``'s two
+        passes over the selected elements (``masked_reduction``'s mean, then the sum of the
+        selected squared deviations, over ``max(count - ddof, 0)``: NaN where none is selected,
+        as NumPy's 0/0)."""
+        options = dict(_keywords(self, node))
+        axis = options.pop("axis", rest[0] if rest else None)
+        ddof = _int_const(options.pop("ddof")) if "ddof" in options else 0
+        if options or len(rest) > 1 or ddof is None or x.rank != mask.rank or x.vtype.is_complex \
+                or x.vtype.dtype == "bool" or not (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+            raise self.error(node, f"np.{name}() of a boolean-mask selection with other than axis=None/0 and an "
+                             "integer constant ddof= (of a mask of the array's shape, a real non-bool array)",
+                             "boolean mask")
+        bare = ast.copy_location(ast.Call(node.func, [], []), node)
+        mean = self.masked_reduction(bare, "mean", x, mask, [])
+        deviation = self.binop(node, ast.Sub(), x, mean)
+        total = self.masked_reduction(bare, "sum", self.binop(node, ast.Mult(), deviation, deviation), mask, [])
+        count = self.reduction(bare, "sum", mask, [], {})
+        divisor = ast.parse(f"max(int({ast.unparse(count.element(()))}) - {ddof}, 0)", mode="eval").body
+        variance = self.binop(node, ast.Div(), total, scalar(divisor, WEAK_INT))
+        return self.sqrt(node, variance) if name == "std" else variance
+
     def arange(self, node: ast.Call) -> View:
         """``np.arange(stop)``, ``(start, stop)``, ``(start, stop, step)`` of integers (a constant
         step): int64 elements ``start + i * step``.  Float arguments (whose length NumPy computes
@@ -3450,7 +3477,7 @@ class Lowering:
             return self.elementwise(lambda v: ast.UnaryOp(ast.Not(), v), truths, BOOL)
         return self.logical(node, _LOGICAL_UFUNCS[name](), truths[0], truths[1])
 
-    def nonempty(self, node: ast.Call, what: str, extents: tuple[Sym, ...]) -> None:
+    def nonempty(self, node: ast.Call, what: str, extents: tuple[Sym, ...], message: str = "") -> None:
         """``what`` (argmax, max without ``initial=``) of no elements is a ValueError in NumPy: each
         reduced extent must be at least 1.  Proven, or assumed of the sizes and checked per call
         (an ``ArgumentError``, a ``ValueError``); an extent that may be 0 at some iteration
@@ -3459,8 +3486,8 @@ class Lowering:
         an extent of the sizes alone is a check of the sizes before the kernel runs: an ArgumentError
         (a ValueError, as NumPy raises) with NumPy's message (np38: it named extents that differ)."""
         kind = what[3:-2]  # "np.argmax()" -> "argmax"
-        message = f"attempt to get {kind} of an empty sequence" if kind.startswith("arg") else \
-            f"zero-size array to reduction operation {'maximum' if 'max' in kind else 'minimum'} which has no identity"
+        message = message or f"attempt to get {kind} of an empty sequence" if kind.startswith("arg") else \
+            message or f"zero-size array to reduction operation {'maximum' if 'max' in kind else 'minimum'} which has no identity"
         for extent in extents:
             if extent.is_const() and extent.const < 1:
                 raise self.error(node, f"{what} of an empty axis (a ValueError in NumPy)", what)
@@ -4615,7 +4642,8 @@ class Lowering:
         """``e``, or 1 where it is ``A.shape[d]`` of an argument axis of extent 1 in this signature."""
         entry = self.names.get(e.text.split(".shape[")[0]) if e.text.endswith("]") else None
         if entry is not None and entry.kind == "arg":
-            d = _int_const(ast.parse(e.text, mode="eval").body.slice)  # type: ignore[attr-defined]
+            body = ast.parse(e.text, mode="eval").body  # A.shape[d], or arithmetic ending in one
+            d = _int_const(body.slice) if isinstance(body, ast.Subscript) else None
             if d is not None and 0 <= d < entry.rank and entry.extents[d].is_const(1):
                 return const(1)
         return e
@@ -4941,9 +4969,12 @@ class Lowering:
             ufunc = "bitwise_xor"
         kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_or": "any",
                 "logical_and": "all"}.get(ufunc, ufunc if ufunc in _BITWISE_REDUCTIONS else None)
+        if kind is None and ufunc in _FOLDED_UFUNCS and node.args:
+            return self.ufunc_fold(node, ufunc)
         if kind is None or not node.args:
             raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum, "
-                             "np.minimum, np.logical_or/and/xor or np.bitwise_and/or/xor", "reduction")
+                             "np.minimum, np.logical_or/and/xor, np.bitwise_and/or/xor or "
+                             f"{', '.join('np.' + u for u in sorted(_FOLDED_UFUNCS))}", "reduction")
         x = self.value(node.args[0])
         if kind in _BITWISE_REDUCTIONS and (x.vtype is UNKNOWN or not (x.vtype.is_int or x.vtype.dtype == "bool")):
             raise self.error(node, f"np.{ufunc}.reduce() of other than an integer or boolean array (a TypeError "
@@ -4952,6 +4983,79 @@ class Lowering:
         if len(node.args) < 2 and "axis" not in options:
             options["axis"] = ast.Constant(0)
         return self.reduction(node, kind, x, list(node.args[1:]), options)
+
+    def ufunc_fold(self, node: ast.Call, ufunc: str) -> View:
+        """``np.logaddexp.reduce(x, axis=0)`` and the other ufuncs that NumPy reduces by one left
+        fold in index order (``_FOLDED_UFUNCS``): the ufunc's identity (logaddexp's -inf, hypot's
+        0: ``np.hypot.reduce([-3.0])`` is 3.0) or else the first element along the axis, in NumPy's
+        result dtype, then ``acc = np.<ufunc>(acc, x[i])`` for each next one, in order (no
+        regrouping: the fold is not associative).  An empty axis without an identity is NumPy's
+        ValueError."""
+        options = dict(zip(("axis",), node.args[1:]))
+        for kw in node.keywords:
+            if kw.arg not in ("axis", "keepdims") or kw.arg in options:
+                raise self.error(node, f"np.{ufunc}.reduce() with arguments other than axis= and keepdims=",
+                                 "reduction")
+            options[kw.arg] = kw.value
+        if len(node.args) > 2 or _bool_const(options.get("keepdims")) is not False:
+            raise self.error(node, f"np.{ufunc}.reduce() with arguments other than axis=", "reduction")
+        x = self.value(node.args[0])
+        dtype = _folded_dtype(ufunc, x.vtype) if x.rank and x.vtype is not UNKNOWN and not x.vtype.weak else None
+        if dtype is None:
+            raise self.error(node, f"np.{ufunc}.reduce() of other than a real (non-bool) NumPy array",
+                             "reduction")
+        if _is_none(options.get("axis", ast.Constant(0))) and x.rank > 1:
+            raise self.error(node, f"np.{ufunc}.reduce() of a {x.rank}-d array with axis=None", "reduction")
+        (axis,) = (0,) if _is_none(options.get("axis", ast.Constant(0))) else \
+            self.reduced_axes(options.get("axis", ast.Constant(0)), x.rank)
+        identity = getattr(np, ufunc).identity  # logaddexp's -inf, hypot's 0: the fold starts there
+        if identity is None:
+            self.nonempty(node, f"np.{ufunc}.reduce()", (x.extents[axis],),
+                          f"zero-size array to reduction operation {ufunc} which has no identity")
+        self.changed = True
+        np_name = ast.Name(NP_NAME, ast.Load())
+        kept = tuple(e for d, e in enumerate(x.extents) if d != axis)
+
+        def along(k: tuple[Sym, ...], at: Sym) -> tuple[Sym, ...]:  # the result's index -> x's, at ``at``
+            return k[:axis] + (at,) + k[axis:]
+
+        if kept:
+            array = self.fresh("r")
+            self.allocate(array, kept, dtype)
+            acc_view = leaf(array, kept, dtype)
+
+            def acc(k: tuple[Sym, ...]) -> ast.expr:
+                return acc_view.element(k)
+        else:
+            name = self.fresh("r")
+
+            def acc(k: tuple[Sym, ...]) -> ast.expr:
+                return ast.Name(name, ast.Load())
+        def store(k: tuple[Sym, ...]) -> ast.expr:
+            return _store(acc(k)) if kept else ast.Name(name, ast.Store())
+
+        cast = ast.Attribute(copy.deepcopy(np_name), dtype, ast.Load())
+        first: ast.expr | None = None if identity is None else ast.Constant(float(identity)) \
+            if math.isfinite(identity) else ast.UnaryOp(ast.USub(), ast.Attribute(copy.deepcopy(np_name), "inf",
+                                                                                   ast.Load()))
+        self.pre.extend(self.nest(kept, lambda k: [ast.Assign([store(k)], ast.Call(copy.deepcopy(cast), [
+            copy.deepcopy(first) if first is not None else x.element(along(k, const(0)))], []))]))
+        skip = const(0) if identity is not None else const(1)  # the elements folded in after the start
+        later = tuple(e - skip if d == axis else e for d, e in enumerate(x.extents))
+        operator = {"subtract": ast.Sub, "divide": ast.Div, "true_divide": ast.Div}.get(ufunc)
+
+        def step(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            rest, at = k[:axis] + k[axis + 1:], k[axis] + skip
+            a, b = acc(rest), x.element(along(rest, at))
+            call = ast.BinOp(a, operator(), b) if operator is not None else \
+                ast.Call(ast.Attribute(copy.deepcopy(np_name), ufunc, ast.Load()), [a, b], [])
+            return [ast.Assign([store(rest)], call)]
+
+        self.pre.extend(self.nest(later, step))
+        if kept:
+            return acc_view
+        self.note_scalar(name, VType(dtype, False))
+        return scalar(ast.Name(name, ast.Load()), VType(dtype, False))
 
     def ufunc_accumulate(self, node: ast.Call, ufunc: str) -> View:
         """``np.maximum.accumulate(x, axis=0)`` (and minimum, add, multiply): the running max
@@ -5849,6 +5953,23 @@ class _Factored:
     @property
     def slice(self) -> ast.expr:
         return self.read.slice
+
+
+#: binary ufuncs whose ``reduce`` NumPy computes as one left fold in index order (no identity, no
+#: pairwise summation): ``np.logaddexp.reduce(x)`` (arrays.ufunc_fold)
+_FOLDED_UFUNCS = frozenset(("logaddexp", "hypot", "fmax", "fmin", "subtract", "divide", "true_divide"))
+
+
+def _folded_dtype(ufunc: str, vtype: VType) -> str | None:
+    """NumPy's dtype of ``np.<ufunc>.reduce`` of a ``vtype`` array; None where NumPy refuses it or
+    it is a bool or complex fold."""
+    if vtype.dtype == "bool" or vtype.is_complex or vtype.dtype not in _DTYPES:
+        return None
+    try:
+        dtype = getattr(np, ufunc).reduce(np.ones(2, dtype=vtype.dtype)).dtype.name
+    except TypeError:
+        return None
+    return dtype if dtype in _DTYPES and dtype != "bool" else None
 
 
 _FACTORED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)

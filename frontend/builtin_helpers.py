@@ -240,6 +240,16 @@ def numpy_sort(a):
     return y
 
 
+def numpy_partition_kth(a, k):
+    # np.partition(a, k)[k] of a 1-d a: the kth smallest, np.sort(a)[k] (NaN last), whatever order
+    # NumPy's introselect leaves the others in; a kth outside a is NumPy's ValueError
+    n = a.shape[0]
+    if k < -n or k >= n:
+        raise ValueError("kth out of bounds")
+    y = numpy_sort(a)
+    return y[k + n if k < 0 else k]
+
+
 def numpy_median(a):
     y = numpy_sort(a)
     n = y.shape[0]

@@ -1,6 +1,7 @@
 """Returned NumPy values whose length depends on the data (part of ``frontend.growing_lists``).
 
-``return np.nonzero(m)[0]``, ``np.flatnonzero(m)``, ``np.where(m)[0]``, ``x[mask]``,
+``return np.nonzero(m)[0]``, ``np.flatnonzero(m)``, ``np.where(m)[0]``, ``np.argwhere(m)`` (a row
+of indices per true element; ``.ravel()`` of a 1-d ``m``'s is ``np.nonzero(m)[0]``), ``x[mask]``,
 ``np.extract(mask, x)`` and ``np.unique(x)`` as the returned value (or an item of the returned
 tuple) become a compaction loop into a buffer of the largest size plus a count, returned as
 ``buf[:count]`` (growing_lists' returned prefixes)::
@@ -87,6 +88,11 @@ def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None, *,
         name = _numpy_name(elt, is_numpy)
         if name == "flatnonzero" and len(elt.args) == 1:
             return _indices(rw, elt, elt.args[0], is_numpy, flat=True)
+        if name == "argwhere" and len(elt.args) == 1:
+            return _indices(rw, elt, elt.args[0], is_numpy, rows=True)
+        raveled = _raveled_argwhere(elt, is_numpy)
+        if raveled is not None:  # np.argwhere(c).ravel() of a 1-d c: np.nonzero(c)[0]
+            return _indices(rw, elt, raveled, is_numpy, rank=1)
         if name == "extract" and len(elt.args) == 2:
             return _masked(rw, elt, elt.args[1], elt.args[0], is_numpy, extract=True)
         if name == "unique" and len(elt.args) == 1:
@@ -223,12 +229,14 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
             return shape_of(rw, defined, is_numpy)
         finally:
             is_numpy.depth -= 1
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("any", "all") \
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in _REDUCTIONS | {"any", "all"} and not is_numpy(node.func.value) \
             and not node.args and len(node.keywords) == 1 and node.keywords[0].arg == "axis":
-        whole, axis = shape_of(rw, node.func.value, is_numpy), node.keywords[0].value
+        whole, axis = shape_of(rw, node.func.value, is_numpy), node.keywords[0].value  # x.sum(axis=1)
         if whole is None or not (isinstance(axis, ast.Constant) and type(axis.value) is int):
             return None
-        return Shape(whole.rank - 1, True) if -whole.rank <= axis.value < whole.rank else None
+        boolean = node.func.attr in ("any", "all") or (whole.boolean and node.func.attr in ("max", "min"))
+        return Shape(whole.rank - 1, boolean) if -whole.rank <= axis.value < whole.rank else None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
             and not node.args and not node.keywords and not is_numpy(node.func.value):
         return shape_of(rw, node.func.value, is_numpy)  # x.copy(): x's shape
@@ -260,6 +268,8 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         return Shape(inner.rank, inner.boolean and isinstance(node.op, ast.Invert))
     reduced = _reduction(node, is_numpy) if isinstance(node, ast.Call) and not node.keywords else None
     if reduced is not None:
+        if isinstance(reduced, ast.Name) and reduced.id not in rw.ranks and reduced.id in is_numpy.defs:
+            reduced = is_numpy.defs[reduced.id]  # sel.mean() of sel = x[m] bound once: a scalar
         if isinstance(reduced, ast.Subscript) and not isinstance(reduced.slice, (ast.Slice, ast.Tuple)):
             whole, mask = shape_of(rw, reduced.value, is_numpy), shape_of(rw, reduced.slice, is_numpy)
             if whole is not None and mask is not None and mask.boolean and whole.rank == mask.rank:
@@ -335,11 +345,27 @@ def _parse(text: str) -> list[ast.stmt]:
     return ast.parse(text).body
 
 
-def _indices(rw, elt: ast.expr, value: ast.expr, is_numpy, flat: bool = False) -> Selection | None:
-    """``np.nonzero(m)[0]`` of a 1-d ``m`` (``np.flatnonzero``: of any rank, flattened)."""
-    shape = shape_of(rw, value, is_numpy)
-    if shape is None or shape.rank == 0 or (shape.rank != 1 and not flat) or shape.rank > 3:
+def _raveled_argwhere(elt: ast.Call, is_numpy) -> ast.expr | None:
+    """``c`` of ``np.argwhere(c).ravel()`` (``.flatten()``)."""
+    func = elt.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("ravel", "flatten") and not elt.args
+            and isinstance(func.value, ast.Call) and _numpy_name(func.value, is_numpy) == "argwhere"
+            and len(func.value.args) == 1 and not func.value.keywords):
         return None
+    return func.value.args[0]
+
+
+def _indices(rw, elt: ast.expr, value: ast.expr, is_numpy, flat: bool = False, rows: bool = False,
+             rank: int | None = None) -> Selection | None:
+    """``np.nonzero(m)[0]`` of a 1-d ``m`` (``np.flatnonzero``: of any rank, flattened;
+    ``np.argwhere``, ``rows``: of any rank, one row of indices per element, in C order; ``rank``:
+    only of that rank)."""
+    shape = shape_of(rw, value, is_numpy)
+    if shape is None or shape.rank == 0 or (shape.rank != 1 and not (flat or rows)) or shape.rank > 3 \
+            or rank not in (None, shape.rank):
+        return None
+    if rows:
+        return _index_rows(rw, elt, value, shape.rank)
     m, bind = _bind(rw, value, "nz_value", elt)
     buf, count = rw.fresh("nz_index"), rw.fresh("nz_count")
     loops = [rw.fresh("nz_i") for _ in range(shape.rank)]
@@ -353,6 +379,23 @@ def _indices(rw, elt: ast.expr, value: ast.expr, is_numpy, flat: bool = False) -
     index = ", ".join(loops)
     body = "    " * shape.rank
     text += f"{body}if {m}[{index}]:\n{body}    {buf}[{count}] = {flat_index}\n{body}    {count} += 1\n"
+    return Selection([bind] + [_at(s, elt) for s in _parse(text)], buf, count)
+
+
+def _index_rows(rw, elt: ast.expr, value: ast.expr, rank: int) -> Selection:
+    """``np.argwhere(m)``: a buffer of one row per element of ``m`` (its indices, int64), the
+    rows of the true ones first, in C order; the call returns the first ``count`` rows."""
+    m, bind = _bind(rw, value, "nz_value", elt)
+    buf, count = rw.fresh("nz_rows"), rw.fresh("nz_count")
+    loops = [rw.fresh("nz_i") for _ in range(rank)]
+    size = " * ".join(f"{m}.shape[{d}]" for d in range(rank))
+    text = f"{buf} = {rw.numpy_alias()}.empty(({size}, {rank}), dtype={rw.numpy_alias()}.int64)\n{count} = 0\n"
+    for d, i in enumerate(loops):
+        text += "    " * d + f"for {i} in range({m}.shape[{d}]):\n"
+    body = "    " * rank
+    text += f"{body}if {m}[{', '.join(loops)}]:\n"
+    text += "".join(f"{body}    {buf}[{count}, {d}] = {i}\n" for d, i in enumerate(loops))
+    text += f"{body}    {count} += 1\n"
     return Selection([bind] + [_at(s, elt) for s in _parse(text)], buf, count)
 
 

@@ -55,11 +55,12 @@ from .builtin_helpers import (
     ROW_HELPERS,
     UFUNC_AT,
     UFUNC_REDUCEAT,
+    numpy_partition_kth,
 )
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
-from .source import walk
+from .source import KernelSource, location_key, walk
 
 
 class Rewriter(Protocol):
@@ -72,6 +73,7 @@ class Rewriter(Protocol):
     scalar_kinds: dict[str, tuple[str, str]]
     dtypes: dict[str, str]
     globals: dict
+    source: KernelSource
 
     def fresh(self, name: str) -> str: ...
     def copy(self, node: ast.expr) -> ast.expr: ...
@@ -216,8 +218,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         scalar or of a lower rank: a row of a 2-d ``a`` broadcast), each repeated index applied
         again; the lowering then refuses an index that is not an integer (a float or bool ``idx``,
         NumPy's IndexError or mask).  None for any other statement."""
-        ops = {"add": ast.Add(), "subtract": ast.Sub(), "multiply": ast.Mult(), "maximum": "maximum",
-               "minimum": "minimum"}
+        ops: dict[str, ast.operator | str] = {"add": ast.Add(), "subtract": ast.Sub(), "multiply": ast.Mult(),
+                                              "maximum": "maximum", "minimum": "minimum"}
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "at"
                 and isinstance(call.func.value, ast.Attribute) and call.func.value.attr in ops
                 and isinstance(call.func.value.value, ast.Name) and call.func.value.value.id not in self.local
@@ -225,6 +227,8 @@ class BuiltinHelpers(ast.NodeTransformer):
             return None
         given = self._given(call, ("a", "indices", "b")) or {}
         a, indices, b = given.get("a"), given.get("indices"), given.get("b")
+        if isinstance(indices, ast.Tuple):
+            return self._ufunc_at_pairs_loop(call, ops[call.func.value.attr], a, indices, b)
         if not (isinstance(a, ast.Name) and isinstance(indices, ast.Name) and b is not None) \
                 or indices.id in self.rw.args or self._array_rank(indices) != 1:
             return None
@@ -244,24 +248,33 @@ class BuiltinHelpers(ast.NodeTransformer):
         def at(ctx: ast.expr_context) -> ast.Subscript:
             return ast.Subscript(ast.Name(a.id, ast.Load()), ast.Subscript(ast.Name(indices.id, ast.Load()),
                                                                             ast.Name(k, ast.Load()), ast.Load()), ctx)
-        value = ast.Subscript(self.rw.copy(b), ast.Name(k, ast.Load()), ast.Load()) if b_rank == rank \
-            else self.rw.copy(b)
         op = ops[call.func.value.attr]
-        body: list[ast.stmt] = [ast.AugAssign(at(ast.Store()), op, value) if isinstance(op, ast.operator) else
-                                ast.Assign([at(ast.Store())], ast.Call(ast.Attribute(
-                                    ast.Name(self._numpy(), ast.Load()), str(op), ast.Load()), [at(ast.Load()), value],
-                                    []))]
-        loop = ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [ast.Subscript(
-            ast.Attribute(ast.Name(indices.id, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())], []),
-            body, [])
+
+        def update_loop(position: ast.expr | None) -> ast.For:  # b[position] (b itself: None)
+            value = self.rw.copy(b) if position is None else ast.Subscript(self.rw.copy(b), position, ast.Load())
+            body: list[ast.stmt] = [ast.AugAssign(at(ast.Store()), op, value) if isinstance(op, ast.operator) else
+                                    ast.Assign([at(ast.Store())], ast.Call(ast.Attribute(
+                                        ast.Name(self._numpy(), ast.Load()), str(op), ast.Load()),
+                                        [at(ast.Load()), value], []))]
+            return ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [ast.Subscript(
+                ast.Attribute(ast.Name(indices.id, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())], []),
+                body, [])
+        loop: ast.stmt = update_loop(None)
+        if b_rank == rank:  # b[k]; a b of one element broadcast, as NumPy's: b[0] (a branch on the sizes)
+            one = ast.Compare(ast.Subscript(ast.Attribute(self.rw.copy(b), "shape", ast.Load()), ast.Constant(0),
+                                            ast.Load()), [ast.Eq()], [ast.Constant(1)])
+            loop = ast.If(one, [update_loop(ast.Constant(0))], [update_loop(ast.Name(k, ast.Load()))])
         if b_rank == rank and isinstance(b, ast.Name):  # NumPy's broadcast error where b has another length
-            made.append(ast.parse(f"assert {b.id}.shape[0] == {indices.id}.shape[0], 'operands could not be "
-                                     "broadcast together (ufunc.at)'").body[0])
+            made.append(ast.parse(f"assert {b.id}.shape[0] == {indices.id}.shape[0] or {b.id}.shape[0] == 1, "
+                                  "('ValueError', 'array is not broadcastable to correct shape (ufunc.at)')").body[0])
+            checked = made[-1]
         made.append(loop)
         for stmt in made:
             for part in walk(stmt):
                 if isinstance(part, (ast.expr, ast.stmt)):
                     ast.copy_location(part, call)
+        if b_rank == rank and isinstance(b, ast.Name):
+            self.rw.source.raises.add(location_key(checked))  # its ValueError kept, where it runs
         return made
 
     def visit_Call(self, node: ast.Call):
@@ -280,6 +293,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "diag_indices" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._diag_indices(node)
+        if isinstance(func, ast.Attribute) and func.attr == "unravel_index" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._unravel_index(node)
         if isinstance(func, ast.Attribute) and func.attr == "signbit" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np \
                 and len(node.args) == 1 and not node.keywords:
@@ -331,6 +347,71 @@ class BuiltinHelpers(ast.NodeTransformer):
             made.elts.append(arange)
         return made
 
+    def _ufunc_at_pairs_loop(self, call: ast.Call, op: ast.operator | str, a: ast.expr | None, indices: ast.Tuple,
+                             b: ast.expr | None) -> list[ast.stmt] | None:
+        """``np.add.at(H, (ix, iy), v)`` of a 2-d ``H`` and two local 1-d index arrays (``ix =
+        np.minimum((x * nb).astype(np.int64), nb - 1)``; arguments go to the helper) -> NumPy's
+        unbuffered loop ``H[ix[k], iy[k]] op= v`` (``v[k]`` of a 1-d ``v`` named; arrays of one
+        element broadcast, as NumPy's, other lengths that differ NumPy's IndexError); the lowering
+        refuses an index that is not an integer.  None for anything else."""
+        names = [i.id for i in indices.elts if isinstance(i, ast.Name)]
+        if b is None:
+            return None
+        b_rank = self._array_rank(b)
+        if not isinstance(a, ast.Name) or self._array_rank(a) != 2 or len(names) != 2 or len(indices.elts) != 2 \
+                or any(n in self.rw.args or self._array_rank(ast.Name(n, ast.Load())) != 1 for n in names) \
+                or b_rank not in (0, 1) or b_rank == 1 and not isinstance(b, ast.Name) \
+                or b_rank == 0 and any(isinstance(n, ast.Name) and n.id == a.id for n in walk(b)):
+            return None
+        rows, cols = names
+        k = self.rw.fresh("at_k")
+        arrays = [rows, cols] + ([ast.unparse(b)] if b_rank == 1 else [])
+        n = f"max({', '.join(f'{v}.shape[0]' for v in arrays)})"  # NumPy broadcasts arrays of one element
+        value = f"{ast.unparse(b)}[{k} % {ast.unparse(b)}.shape[0]]" if b_rank == 1 else f"({ast.unparse(b)})"
+        target = f"{a.id}[{rows}[{k} % {rows}.shape[0]], {cols}[{k} % {cols}.shape[0]]]"
+        symbols: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+        symbol = symbols.get(type(op), "")
+        update = f"{target} {symbol}= {value}" if symbol else f"{target} = {self._numpy()}.{op}({target}, {value})"
+        same = " and ".join(f"({v}.shape[0] == {n} or {v}.shape[0] == 1)" for v in arrays)
+        text = (f"assert {same}, ('IndexError', 'shape mismatch: indexing arrays could not be broadcast together')\n"
+                f"for {k} in range({n}):\n    {update}\n")
+        made = ast.parse(text).body
+        for stmt in made:
+            for part in walk(stmt):
+                if isinstance(part, (ast.expr, ast.stmt)):
+                    ast.copy_location(part, call)
+        self.rw.source.raises.add(location_key(made[0]))  # its IndexError kept, where it runs
+        return made
+
+    def _unravel_index(self, node: ast.Call) -> ast.expr:
+        """``np.unravel_index(np.argmin(a), a.shape)`` (argmax; ``a.argmin()``) of an ``a`` of a
+        rank told here: the tuple of ``np.int64(flat // (n1 * ... ) % n0)`` per axis, the flat
+        position in range by construction (an empty ``a``: argmin's ValueError).  Other forms are
+        left to be refused (a flat index out of range is NumPy's ValueError)."""
+        if len(node.args) != 2 or node.keywords:
+            return node
+        flat, shape = node.args
+        array = shape.value if isinstance(shape, ast.Attribute) and shape.attr == "shape" else None
+        of = None
+        if isinstance(flat, ast.Call) and isinstance(flat.func, ast.Attribute) and flat.func.attr in ("argmin", "argmax") \
+                and not flat.keywords:
+            numpy = isinstance(flat.func.value, ast.Name) and self.rw.globals.get(flat.func.value.id) is np
+            of = flat.args[0] if numpy and len(flat.args) == 1 else flat.func.value if not numpy and not flat.args \
+                else None
+        rank = self._array_rank(array) if array is not None else None
+        if of is None or array is None or ast.dump(of) != ast.dump(array) or not rank \
+                or any(not isinstance(n, (ast.Name, ast.Attribute, ast.expr_context)) for n in walk(array)):
+            return node
+        np_name = self._numpy()
+        parts: list[ast.expr] = []
+        for d in range(rank):
+            text = f"({ast.unparse(flat)})"
+            inner = " * ".join(f"{ast.unparse(array)}.shape[{e}]" for e in range(d + 1, rank))
+            text = f"{text} // ({inner})" if inner else text
+            text = f"({text}) % {ast.unparse(array)}.shape[{d}]" if d else text
+            parts.append(self.rw.placed(ast.parse(f"{np_name}.int64({text})", mode="eval").body, node))
+        return self.rw.placed(ast.Tuple(parts, ast.Load()), node)
+
     def _signbit(self, node: ast.Call) -> ast.expr:
         """``np.signbit(x)`` -> ``np.copysign(1.0, x) < 0``: the sign bit of each real element
         (set for -0.0 and a negative NaN, as NumPy's; an integer's is its sign; a bool's never),
@@ -379,6 +460,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         return result
 
     def visit_Subscript(self, node: ast.Subscript):
+        kth = self._partition_kth(node)
+        if kth is not None:
+            return kth
         self.generic_visit(node)
         index = node.slice
         if isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute) and index.func.attr == "ix_" \
@@ -386,6 +470,23 @@ class BuiltinHelpers(ast.NodeTransformer):
                 and self.rw.globals.get(index.func.value.id) is np:
             node.slice = self._ix(index)
         return node
+
+    def _partition_kth(self, node: ast.Subscript) -> ast.expr | None:
+        """``np.partition(a, k)[k]`` of a 1-d ``a`` (``k`` the same names and numbers both times):
+        the kth smallest, which is NumPy's whatever order introselect leaves the others in ->
+        the helper ``numpy_partition_kth`` (np.sort(a)[k], a ValueError for a kth outside ``a``).
+        None for anything else (refused: the other elements' order is introselect's own)."""
+        call, k = node.value, node.slice
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "partition"
+                and isinstance(call.func.value, ast.Name) and call.func.value.id not in self.local
+                and self.rw.globals.get(call.func.value.id) is np and len(call.args) == 2 and not call.keywords
+                and isinstance(node.ctx, ast.Load) and ast.dump(call.args[1]) == ast.dump(k)
+                and all(isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
+                                       ast.expr_context)) for n in walk(k))
+                and self._array_rank(call.args[0]) == 1):
+            return None
+        self.generic_visit(call)
+        return self._helper_call(numpy_partition_kth, [call.args[0], k], call)
 
     def _ix(self, node: ast.Call) -> ast.expr:
         """``A[np.ix_(r, c)]`` -> ``A[r[:, None], c[None, :]]``: NumPy's open mesh, each 1-d
@@ -823,6 +924,8 @@ class BuiltinHelpers(ast.NodeTransformer):
             return 0
         if isinstance(node, ast.Name) and node.id in self.local_ranks:
             return self.local_ranks[node.id]
+        if isinstance(node, ast.Name) and node.id not in self.rw.args and self.any_ranks.get(node.id) == 1:
+            return 1  # a local bound once to a 1-d array (edges = np.quantile(x, [0.25, 0.5, 0.75]))
         if isinstance(node, ast.Name) and node.id in self.rw.args:
             return self.rw.ranks.get(node.id, 0) if self.rw.ranks.get(node.id, 0) <= 1 else None
         ranks = {**self.rw.ranks, **{k: v for k, v in self.local_ranks.items() if v == 1}}
@@ -895,7 +998,15 @@ class BuiltinHelpers(ast.NodeTransformer):
                 return None
             return first if _constant(keep) is True else 0 if axis is None else first - 1
         if attr in ("quantile", "percentile") and not keywords and len(node.args) == 2:
-            return 0 if self._array_rank(node.args[1]) == 0 else None
+            q = node.args[1]  # a list of numbers: one quantile each, a 1-d array
+            if isinstance(q, (ast.List, ast.Tuple)) and q.elts and all(self._array_rank(e) == 0 for e in q.elts):
+                return 1
+            return 0 if self._array_rank(q) == 0 else None
+        if attr == "stack" and keywords <= {"axis"} and len(node.args) == 1 \
+                and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
+            ranks = {self._array_rank(e) for e in node.args[0].elts}  # np.stack([x[:-2], x[1:-1], x[2:]])
+            rank = ranks.pop() if len(ranks) == 1 else None
+            return None if rank is None else rank + 1
         return None
 
     @staticmethod

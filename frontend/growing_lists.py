@@ -85,6 +85,7 @@ def growing_lists(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     lists = _find_lists(rw, body)
     if body and isinstance(body[-1], ast.Return) and body[-1].value is not None:
         body = _sunk(rw, body, lists)
+        _selections_copied(rw, body, lists)
     returned = body[-1].value if body and isinstance(body[-1], ast.Return) else None
     for elt in returned.elts if isinstance(returned, ast.Tuple) else [returned] if returned is not None else []:
         _list_array(rw, elt, lists)  # np.array(name, dtype=...): the buffer's dtype
@@ -375,18 +376,21 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
     changing = _changing_names(body)
     values: list[ast.expr] = []
     prefixes: list[tuple[int, str]] = []
+    copies: list[int] = []  # the prefixes that are new arrays in Python, returned as copies
     before: list[ast.stmt] = []
     defs = _defined_once(body)
     for elt in elts:
         chosen = selection(rw, elt, defs)
         if chosen is not None:
             before += chosen.statements
+            copies.append(len(values))
             prefixes.append((len(values), ""))
             values += [ast.copy_location(ast.Name(chosen.buffer, ast.Load()), elt),
                        ast.copy_location(ast.Name(chosen.count, ast.Load()), elt)]
             continue
         found = _list_array(rw, elt, lists)
         if found is not None:
+            copies.append(len(values))
             prefixes.append((len(values), "float64" if found.dtype is None else ""))
             values += [ast.copy_location(ast.Name(found.name, ast.Load()), elt),
                        ast.copy_location(ast.Name(found.count, ast.Load()), elt)]
@@ -396,6 +400,8 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
         if bound is not None:
             sliced = copied or elt
             assert isinstance(sliced, ast.Subscript)
+            if copied is not None:
+                copies.append(len(values))
             prefixes.append((len(values), ""))
             values += [sliced.value, bound]
             continue
@@ -406,7 +412,8 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
     if not prefixes:
         return before, ret
     rw.source = dataclasses.replace(rw.source, prefixes=ReturnedPrefixes(tuple(prefixes),
-                                                                         not isinstance(ret.value, ast.Tuple)))
+                                                                         not isinstance(ret.value, ast.Tuple),
+                                                                         tuple(copies)))
     value = ast.copy_location(ast.Tuple(values, ast.Load()), ret.value)
     return before, ast.copy_location(ast.Return(value), ret)
 
@@ -445,6 +452,75 @@ def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[a
     else:
         ret.value = elts[0]
     return keep + [ret]
+
+
+def _selections_copied(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> None:
+    """``sel = x[x > 0]; m = sel.mean(); s = sel.std(); return (sel - m) / s``: a boolean-mask
+    selection bound once at the top level and read by other statements too (which keep their
+    reads: frontend.selection_loops) is written again, as its value, in each read of the final
+    return's items that then is a data-sized value this pass returns, where nothing between
+    rebinds or writes what the value reads or ``sel`` itself (only read, by the calls that
+    cannot write it: ``_reads_only``)."""
+    ret = body[-1]
+    assert isinstance(ret, ast.Return) and ret.value is not None
+    elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+    defs = _defined_once(body)
+    for k, stmt in enumerate(body[:-1]):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id in defs and isinstance(stmt.value, ast.Subscript)
+                and not isinstance(stmt.value.slice, (ast.Slice, ast.Tuple))):
+            continue
+        name, value = stmt.targets[0].id, stmt.value
+        between = body[k + 1:-1]
+        if not _data_sized(rw, value, lists, defs) or not _reads_only(name, between) \
+                or not _unchanged_until_return(value, between, "", [ast.Name("", ast.Load())]):
+            continue
+        for at, elt in enumerate(elts):
+            if not any(isinstance(n, ast.Name) and n.id == name for n in walk(elt)):
+                continue
+            trial = _NameAsValue(name, value).visit(copy.deepcopy(elt))
+            if _data_sized(rw, trial, lists, defs):
+                elts[at] = trial
+    if isinstance(ret.value, ast.Tuple):
+        ret.value.elts = elts
+    else:
+        ret.value = elts[0]
+
+
+#: calls that read their array arguments and write none of them (no out=)
+_READING_CALLS = frozenset(("sum", "mean", "std", "var", "max", "min", "prod", "any", "all", "median", "len",
+                            "count_nonzero", "argmax", "argmin", "copy", "astype", "abs", "sqrt", "exp", "log"))
+
+
+def _reads_only(name: str, stmts: list[ast.stmt]) -> bool:
+    """``name`` is only read in ``stmts``: not rebound or stored into, and passed only to the
+    calls of ``_READING_CALLS`` (as their argument or the object of the method) without ``out=``."""
+    parents = {id(c): p for s in stmts for p in walk(s) for c in ast.iter_child_nodes(p)}
+    for stmt in stmts:
+        for node in walk(stmt):
+            if not (isinstance(node, ast.Name) and node.id == name):
+                continue
+            parent = parents.get(id(node))
+            if not isinstance(node.ctx, ast.Load) or isinstance(parent, (ast.Subscript, ast.Attribute)) \
+                    and not isinstance(parent.ctx, ast.Load):
+                return False
+            call = parents.get(id(parent)) if isinstance(parent, ast.Attribute) else parent
+            if isinstance(call, ast.Call):
+                func = call.func
+                called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if called not in _READING_CALLS or any(kw.arg == "out" for kw in call.keywords):
+                    return False
+    return True
+
+
+class _NameAsValue(ast.NodeTransformer):
+    """Every read of ``name`` as a copy of ``value``."""
+
+    def __init__(self, name: str, value: ast.expr) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return ast.copy_location(copy.deepcopy(self.value), node) if node.id == self.name else node
 
 
 def _read_once_inside(name: str, elts: list[ast.expr], between: list[ast.stmt]) -> ast.expr | None:

@@ -754,7 +754,8 @@ def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,
             raise lifter.error(lifter.return_node or lifter.source.tree,
                                f"a returned slice buf[:k] whose end is known only at run time needs {what} "
                                "there (buf a local or argument array, k an integer)", "returned slice")
-        items.append(Returned("prefix", buffer.name, count=count.name, empty_dtype=starts[k]))
+        items.append(Returned("prefix", buffer.name, count=count.name, empty_dtype=starts[k],
+                              copied=k in prefixes.copied))
         k += 2
     return items[0] if prefixes.single else tuple(items)
 

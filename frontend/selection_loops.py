@@ -332,7 +332,7 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) ->
         stmt.value.slice = rw.placed(ast.Name(mask_name, ast.Load()), mask)
         out.append(stmt)
         rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
-        whole = rank == 1 or _whole_mask(rw, mask, rank)
+        whole = rank == 1 or _whole_mask(rw, mask, rank, facts.bindings)
         for later in stmts[k + 1:]:
             _Uses(rw, name, array, mask_name, rank, whole).visit(later)
     return out
@@ -391,27 +391,40 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
     element, ``a[e]`` otherwise the element checked against the count (an IndexError past it),
     ``return a`` (or an item of the returned tuple) the prefix ``a[:count]``, ``a.sum()`` (``prod``,
-    ``max``, ``min``, ``mean``; ``np.sum(a)`` & co.) the reduction of the prefix.  Any other use of
-    ``a`` is refused at the allocation."""
+    ``max``, ``min``, ``mean``; ``np.sum(a)`` & co.) the reduction of the prefix.  An elementwise
+    expression of such arrays and scalars (``+ - * /``, unary ``-``, ``_SIZED_UFUNCS``; the
+    reductions and lengths above are scalars) bound to a name once at the top level (``freq = c
+    / c.sum()``) is computed over the whole buffers (no operation there raises or traps, whatever
+    the elements past the count hold) and is such an array in turn.  Any other use of ``a`` is
+    refused at the allocation (``return c / c.sum()``: bind it to a name first)."""
+    sized: set[str] = set()
+    scalar = _Scalars(rw, facts, sized, count)
+    derived: set[int] = set()  # the assignments a use took as elementwise arithmetic of the arrays
     for k, stmt in enumerate(later):
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
-                and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np"
-                and stmt.value.args and isinstance(stmt.value.args[0], ast.Name)
-                and stmt.value.args[0].id == count):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        allocated = isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np" \
+            and stmt.value.args and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == count
+        if not allocated and id(stmt) not in derived:  # (taken before the rewrites: c.sum() is c's prefix's)
             continue
         name = stmt.targets[0].id
         rest = later[k + 1:]
-        uses = _SizedUses(name)
+        uses = _SizedUses(name, sized | {name}, scalar)
         for s in rest:
             uses.visit(s)
+        derived.update(uses.derived)
         if facts.bindings.get(name) is not stmt.value or uses.other or uses.found != facts.loads.get(name, 0):
             raise rw.error(stmt.value, f"an array of np.unique's length is supported where it is then only "  # type: ignore[attr-defined]
-                           f"indexed by integers, its length read, or returned whole: {name!r} is used otherwise "
-                           "or bound again", "allocation of a data-dependent length")
-        stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body, stmt.value.args[0])
+                           f"indexed by integers, its length read, reduced, in elementwise arithmetic bound to a "
+                           f"name, or returned whole: {name!r} is used otherwise or bound again",
+                           "allocation of a data-dependent length")
+        if allocated:
+            stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body,  # type: ignore[attr-defined]
+                                           stmt.value.args[0])  # type: ignore[attr-defined]
+        sized.add(name)
         for s in rest:
-            _SizedRewrite(rw, name, count).visit(s)
+            _SizedRewrite(rw, name, count, sized, scalar).visit(s)
     for node in (n for s in later for n in walk(s)):  # any other allocation of the length: named
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
                 and module_of(node.func.value, rw.globals) == "np" and node.args \
@@ -421,15 +434,76 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
                            "allocation of a data-dependent length")
 
 
+#: NumPy functions that an elementwise expression of arrays of np.unique's length may call (no
+#: integer division or remainder: computed past the count too, they must not trap)
+_SIZED_UFUNCS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "log1p", "expm1", "log2", "log10", "sin", "cos",
+                           "tanh", "negative", "square", "maximum", "minimum", "fmax", "fmin", "hypot", "sign",
+                           "floor", "ceil", "rint", "true_divide", "divide", "add", "subtract", "multiply"))
+
+
+class _Scalars:
+    """``scalar(node)``: is ``node`` a number beside arrays of the count's length (a constant, a
+    reduction or length of one of them, the count, a name the arguments tell is a scalar)?"""
+
+    def __init__(self, rw: Rewriter, facts: _Facts, sized: set[str], count: str) -> None:
+        self.rw, self.facts, self.sized, self.count = rw, facts, sized, count
+
+    def __call__(self, node: ast.expr, sized: set[str]) -> bool:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
+            return True
+        if any(_unique_reduced(node, n) or _length_of(node, n) for n in sized):
+            return True
+        if isinstance(node, ast.Name) and node.id not in sized:
+            if node.id == self.count:
+                return True
+            shape = shape_of(self.rw, node, _is_np(self.rw, self.facts.bindings))
+            return shape is not None and shape.rank == 0
+        return False
+
+
+def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> bool:
+    """Whether ``node`` is elementwise arithmetic of arrays named in ``sized`` (at least one) and
+    scalars (``_sized_allocations``)."""
+    def reads(n: ast.expr) -> int | None:  # the sized arrays read whole; None: not elementwise
+        if isinstance(n, ast.Name) and n.id in sized:
+            return 1
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            left, right = reads(n.left), reads(n.right)
+            return None if left is None or right is None else left + right
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            return reads(n.operand)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SIZED_UFUNCS \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id in ("np", "numpy") and n.args \
+                and not n.keywords:
+            parts = [reads(a) for a in n.args]
+            return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+        return 0 if scalar(n, sized) else None
+    found = reads(node)
+    return found is not None and found > 0
+
+
 class _SizedUses(ast.NodeVisitor):
     """Counts the uses of ``name`` that ``_SizedRewrite`` rewrites; notes any other."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, sized: set[str] | None = None, scalar: _Scalars | None = None) -> None:
         self.name, self.found, self.other = name, 0, False
+        self.sized, self.scalar = sized or {name}, scalar
+        self.derived: set[int] = set()  # the assignments of elementwise arithmetic taken (their ids)
+
+    def elementwise(self, node: ast.expr) -> bool:
+        """``node`` is elementwise arithmetic of arrays of the length: its reads of ``name`` counted."""
+        if self.scalar is None or not _sized_elementwise(node, self.sized, self.scalar):
+            return False
+        self.found += sum(1 for n in walk(node) if isinstance(n, ast.Name) and n.id == self.name)
+        return True
 
     def generic_visit(self, node: ast.AST) -> None:
         if _length_of(node, self.name):
             self.found += 1
+            return
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and self.elementwise(node.value):
+            self.derived.add(id(node))
             return
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
@@ -455,9 +529,11 @@ class _SizedUses(ast.NodeVisitor):
 class _SizedRewrite(ast.NodeTransformer):
     """The uses ``_SizedUses`` counted, rewritten (see ``_sized_allocations``)."""
 
-    def __init__(self, rw: Rewriter, name: str, count: str) -> None:
+    def __init__(self, rw: Rewriter, name: str, count: str, sized: set[str] | None = None,
+                 scalar: _Scalars | None = None) -> None:
         self.rw, self.name, self.count = rw, name, count
         self.counters: set[str] = set()
+        self.sized, self.scalar = sized or {name}, scalar
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         if _length_of(node, self.name):
@@ -766,7 +842,7 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
     if sum(uses) == 0 or sum(uses) != facts.loads.get(name, 0):  # a use elsewhere (before, outside): left
         return None
     rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
-    if rank != 1 and not _whole_mask(rw, mask, rank) \
+    if rank != 1 and not _whole_mask(rw, mask, rank, facts.bindings) \
             and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
                     and n.value.id == name for s in later for n in walk(s)):
         return None  # (p.size of a row mask is not its count: refused as it was)
@@ -844,10 +920,11 @@ class _Uses(ast.NodeTransformer):
         return any(getattr(v, "__name__", "") == "numpy" for v in self.rw.globals.values())
 
 
-def _whole_mask(rw: Rewriter, mask: ast.expr, rank: int | None) -> bool:
+def _whole_mask(rw: Rewriter, mask: ast.expr, rank: int | None, bindings: dict[str, ast.expr]) -> bool:
     """Whether ``mask`` (written in the selection) has rank ``rank``, as the data-sized values'
-    pass tells it: then the selection is of elements and its size the mask's count."""
-    shape = shape_of(rw, mask, _is_np(rw))
+    pass tells it (the locals bound once too: ``img > t`` of ``t = img.mean()``): then the
+    selection is of elements and its size the mask's count."""
+    shape = shape_of(rw, mask, _is_np(rw, bindings))
     return rank is not None and shape is not None and shape.rank == rank
 
 

@@ -163,10 +163,13 @@ class ReturnedPrefixes:
     """Values returned as ``buf[:k]`` (frontend.growing_lists): each position in the final
     return's tuple where a buffer stands, its count at the next position, with the dtype an
     empty result takes (``np.array([])``'s float64; "" for the buffer's own); ``single`` when
-    the kernel returns one value, not a tuple."""
+    the kernel returns one value, not a tuple; ``copied`` the positions returned as a copy of the
+    prefix (``buf[:k].copy()``, a boolean-mask selection, ``np.array`` of a list: new arrays in
+    Python, not views of a larger buffer)."""
 
     at: tuple[tuple[int, str], ...]
     single: bool
+    copied: tuple[int, ...] = ()  # the positions whose value is a new array in Python: a copy comes back
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,7 @@ class Returned:
     # (``np.array([])`` is float64 whatever the list's items would have been)
     count: str = ""
     empty_dtype: str = ""
+    copied: bool = False  # a copy of the prefix, where Python's value is a new array (buf[:k].copy())
     # "scalar" of a local that is a Python number on some paths and a NumPy scalar on others
     # (``m = 0.0`` ... ``m = x[i]``): the 0-d int8 result saying what this run's value is: 0 the
     # NumPy scalar ``pytype``, 1 to 4 a Python int, float, bool, complex, 5 + k the NumPy scalar

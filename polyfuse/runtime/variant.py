@@ -219,12 +219,13 @@ def returned(spec: ReturnValue, values: dict[str, Any], views: dict[int, ViewGeo
 
 
 def _prefix(value: Any, spec: Returned, values: dict[str, Any]) -> Any:
-    """``value[:k]``, Python's slice; a list's (``empty_dtype`` set) is a copy, as np.array makes."""
+    """``value[:k]``, Python's slice; a copy of it where Python's value is a new array (``copied``:
+    ``buf[:k].copy()``, a selection, a list's), of ``empty_dtype`` where that is set and it is empty."""
     k = int(values[spec.count][()])
-    if spec.empty_dtype:
-        part = value[:k]
-        return part.copy() if len(part) else np.empty(part.shape, dtype=spec.empty_dtype)
-    return value[:k]
+    part = value[:k]
+    if spec.empty_dtype and not len(part):
+        return np.empty(part.shape, dtype=spec.empty_dtype)
+    return part.copy() if spec.copied else part
 
 
 def returned_specs(spec: ReturnValue):
