@@ -171,3 +171,26 @@ def test_repeated_passes_over_one_result(streaming):
     a = np.empty(301)
     polyfuse.kernel(_passes)(a, b)
     np.testing.assert_array_equal(a, b * 2)
+
+
+def test_the_streaming_twin_is_made_when_a_call_first_wants_it(streaming, monkeypatch, tmp_path):
+    """POLYFUSE_LAZY_STREAMS (default on): the phase function holds its loop once, plain; the
+    first call whose run is long enough to stream (here, from 64 bytes) runs it plain and has the
+    twin with the non-temporal copy generated after it, and later calls run the twin.  Both
+    copies give the user's function's bits; the twin's machine code goes into the disk cache
+    with the rest, and a process that loads the entry links it instead of running LLVM."""
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE")
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(5)
+    kernel = polyfuse.kernel(_triad)
+    backend = kernel.compile(3.0, np.empty(5), rng.random(5), rng.random(5)).backend
+    (plain, twin), = backend.artifact.streamed
+    for n, made in ((5, False), (203, True), (203, True), (7, True)):  # 5 elements: 40 bytes, too few
+        b, c = rng.random(n), rng.random(n)
+        a, expected = np.full(n, -1.0), np.full(n, -1.0)
+        kernel(3.0, a, b, c)
+        kernel.py_func(3.0, expected, b, c)
+        np.testing.assert_array_equal(a, expected)
+        assert (twin in backend.generated) is made and plain in backend.generated
+    loaded = polyfuse.kernel(_triad).compile(3.0, a, b, c)
+    assert loaded.from_cache and twin in loaded.backend.known
