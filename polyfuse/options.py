@@ -157,11 +157,12 @@ def stream_store_bytes() -> int:
 def lazy_streams() -> bool:
     """``POLYFUSE_LAZY_STREAMS``: a function with a loop that may stream its stores (non-temporal,
     ``POLYFUSE_STREAM_STORES``) holds that loop once, plain, and checks at run time whether a run
-    of it is long enough to stream; the first call where one is has the runtime generate a twin
-    with the streaming copy (a function of its own, machine code kept with the kernel's in the
-    disk cache) and later calls run the twin (backends/cpu/streams.py).  Default on: the copy was
-    ~40% of LLVM's work on a one-loop kernel that never streams; 0 puts both copies in the one
-    function (the first large call then streams too)."""
+    of it is long enough to stream; the twin with the streaming copy (a function of its own,
+    machine code kept with the kernel's in the disk cache) is generated before the first call
+    whose arrays hold ``stream_store_bytes()`` together, or after the first call where a run
+    wanted it, and later calls run it (backends/cpu/llvm.py ``LLVMKernel.switch_streams``).
+    Default on: the copy was 30-45% of LLVM's work on small kernels that never stream; 0 puts
+    both copies in the one function."""
     return env_flag("POLYFUSE_LAZY_STREAMS", True)
 
 

@@ -297,6 +297,9 @@ class LLVMKernel:
     # lazy streams: (wanted flag, twin address, twin's name) of each function that probes its
     # streaming loops (``artifact.streamed``) and does not run its twin yet
     stream_switches: list[tuple[Any, Any, str]] = field(default_factory=list, repr=False)
+    # function -> its streaming twin, for the functions switched before they were generated: asking
+    # for the function gives the twin (``_generated``), and the function is never generated
+    switched: dict[str, str] = field(default_factory=dict, repr=False)
 
     def in_trials(self) -> bool:
         """Whether the BLAS modes' measurement (``parallel.BlasTimes``) of the whole calls, or
@@ -338,6 +341,8 @@ class LLVMKernel:
         for serial, region in self.artifact.twins:
             if serial == name:
                 self._generated(region)
+        if name in self.switched:
+            return self._generated(self.switched[name])
         start = time.perf_counter()
         text = self.pending.pop(name, None)
         key = None
@@ -386,6 +391,8 @@ class LLVMKernel:
         # the objects earlier or later)
         self.calls_running += 1
         try:
+            if self.stream_switches:
+                self.switch_streams(values)
             args = [self._value(p, values) for p in self.params]
             if self.has_library:
                 run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
@@ -394,19 +401,31 @@ class LLVMKernel:
         finally:
             self.calls_running -= 1
             if self.stream_switches:
-                self.switch_streams()
+                self.switch_streams(None)
             if self.objects_unstored and self.calls_running <= 0:
                 self._store_objects()
 
-    def switch_streams(self) -> None:
-        """After a call (the first one at each set of sizes takes this path, before its plan is
-        made): each function whose run would have streamed (its wanted flag set) gets its
-        streaming twin generated (or linked from the disk cache's objects; ``build_seconds``
-        counts it) and from now on runs it, wherever it is called from."""
-        for switch in [s for s in self.stream_switches if s[0].value]:
-            wanted, target, twin = switch
+    def switch_streams(self, values: dict[str, Any] | None) -> None:
+        """Before a call (``values``) whose arrays hold at least ``stream_bytes`` bytes together,
+        every function that may stream; after a call (None: the first one at each set of sizes
+        takes this path, before its plan is made), each function whose run would have streamed
+        (its wanted flag set): its streaming twin is generated (or linked from the disk cache's
+        objects; ``build_seconds`` counts it) and from now on runs, wherever the function is
+        called from.  Before a large first call the function itself is then never generated
+        (``switched``): the bench's sizes cost the LLVM work they cost with both copies inline.
+        The arrays' bytes only say that a loop may stream (a loop that reads a broadcast row
+        moves more): the wanted flag has the last word."""
+        if values is not None:
+            total = sum(v.nbytes for v in values.values() if type(v) is np.ndarray)
+            if total < self.artifact.stream_bytes:
+                return
+        for switch in [s for s in self.stream_switches if values is not None or s[0].value]:
+            _, target, twin = switch
             with self.lock:
                 if switch in self.stream_switches:
+                    name = twin[:-len(STREAMED_SUFFIX)]
+                    if name in self.pending and name not in {r for _, r in self.artifact.twins}:
+                        self.switched[name] = twin  # (a serial twin calls its region function by name)
                     target.value = self._generated(twin)
                     self.stream_switches.remove(switch)
 
@@ -774,6 +793,7 @@ class LLVMArtifact:
     twins: tuple[tuple[str, str], ...] = ()
     # (function, its streaming twin): functions that probe their streaming loops (lazy_streams)
     streamed: tuple[tuple[str, str], ...] = ()
+    stream_bytes: int = 0  # options.stream_store_bytes() when the kernel was compiled
 
     @functools.cached_property
     def optimized_ir(self) -> str:
@@ -829,7 +849,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
                         without_load_pre=() if tiled_load_pre() else with_streamed(tiled_functions(program, phases),
                                                                                    streamed),
                         twins=tuple((phase_name(program.name, p), phase_name(program.name, p, region=True))
-                                    for p in twins), streamed=streamed)
+                                    for p in twins), streamed=streamed, stream_bytes=stream_store_bytes())
 
 
 def streamed_pair(module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
