@@ -422,12 +422,16 @@ class LLVMKernel:
         for switch in [s for s in self.stream_switches if values is not None or s[0].value]:
             _, target, twin = switch
             with self.lock:
-                if switch in self.stream_switches:
-                    name = twin[:-len(STREAMED_SUFFIX)]
-                    if name in self.pending and name not in {r for _, r in self.artifact.twins}:
-                        self.switched[name] = twin  # (a serial twin calls its region function by name)
+                if switch not in self.stream_switches:
+                    continue
+                self.stream_switches.remove(switch)
+                name = twin[:-len(STREAMED_SUFFIX)]
+                if name in self.pending and name not in {r for _, r in self.artifact.twins}:
+                    # (generated when the runtime first asks for the function, as the function would
+                    # be: a region twin only on a team; a serial twin's region is called by name)
+                    self.switched[name] = twin
+                else:
                     target.value = self._generated(twin)
-                    self.stream_switches.remove(switch)
 
     def store_after_call(self) -> bool:
         """Have ``on_objects`` (set) called at the end of the next call even if it generates no
