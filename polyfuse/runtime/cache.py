@@ -156,7 +156,7 @@ def cpu_key() -> str:
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""
-    sizes += "" if lazy_streams() else " eager-streams"
+    sizes += " lazy-streams" if lazy_streams() else ""  # (artifacts with streaming twins)
     cpu_name, features = llvm_host()
     return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}{sizes}")
