@@ -154,6 +154,18 @@ def stream_store_bytes() -> int:
         raise ArgumentError(f"POLYFUSE_STREAM_STORES={text!r} is not a size (bytes, or with K, M, G)") from None
 
 
+def lazy_streams() -> bool:
+    """``POLYFUSE_LAZY_STREAMS``: a function with a loop that may stream its stores (non-temporal,
+    ``POLYFUSE_STREAM_STORES``) holds that loop once, plain, and checks at run time whether a run
+    of it is long enough to stream; the twin with the streaming copy (a function of its own,
+    machine code kept with the kernel's in the disk cache) is generated before the first call
+    whose arrays hold ``stream_store_bytes()`` together, or after the first call where a run
+    wanted it, and later calls run it (backends/cpu/llvm.py ``LLVMKernel.switch_streams``).
+    Default on: the copy was 30-45% of LLVM's work on small kernels that never stream; 0 puts
+    both copies in the one function."""
+    return env_flag("POLYFUSE_LAZY_STREAMS", True)
+
+
 def row_tails() -> bool:
     """``POLYFUSE_ROW_TAILS``: the rows of a time-tiled out-of-place sweep end with one vector
     step over their last elements (repeating a few) instead of a scalar remainder (backends.cpu.llvm,
@@ -1078,6 +1090,7 @@ class Options:
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")
                 + (f" stream_stores={stream_store_bytes()}" if self.target == "cpu" else "")
+                + ("" if lazy_streams() or self.target != "cpu" else " lazy_streams=off")
                 + ("" if register_gemm() or self.target != "cpu" else " register_gemm=off")
                 + ("" if one_thread_tiles() or self.target != "cpu" or not self.time_tiling_enabled()
                    else " one_thread_tiles=off")

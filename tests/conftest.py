@@ -8,6 +8,7 @@ import itertools
 import linecache
 import math
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -69,6 +70,15 @@ def target(request):
 @pytest.fixture(params=FUSES)
 def fuse(request):
     return request.param
+
+
+def corpus_kernel(batch: str, name: str):
+    """The function ``name`` of the corpus module ``tests/corpus/<batch>.py``, for a test elsewhere
+    that checks more about one of its kernels (its module imports ``corpus_case`` from there)."""
+    corpus = str(Path(__file__).parent / "corpus")
+    if corpus not in sys.path:
+        sys.path.insert(0, corpus)
+    return getattr(importlib.import_module(batch), name)
 
 
 _serial = itertools.count()

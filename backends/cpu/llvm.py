@@ -70,6 +70,9 @@ from polyfuse.backends.cpu.streams import (
     ALIGNMENT,
     MIN_STREAM_ROW,
     STREAM_MARK,
+    STREAMED_ADDRESS,
+    STREAMED_SUFFIX,
+    STREAMED_WANTED,
     computes_math,
     nontemporal_stores,
     plain_store,
@@ -101,6 +104,7 @@ from polyfuse.options import (
     carried_loads_enabled,
     carried_loads_guarded,
     jit_small_code,
+    lazy_streams,
     library_entry,
     math_loop_interleave,
     one_row_copy,
@@ -292,6 +296,12 @@ class LLVMKernel:
     serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
     team_frames: Any = field(default=None, repr=False)  # native_team.Frames of the parameters (parallel.py)
     small_code: bool = False  # the engine's target machine uses the small code model (_small_code)
+    # lazy streams: (wanted flag, twin address, twin's name) of each function that probes its
+    # streaming loops (``artifact.streamed``) and does not run its twin yet
+    stream_switches: list[tuple[Any, Any, str]] = field(default_factory=list, repr=False)
+    # function -> its streaming twin, for the functions switched before they were generated: asking
+    # for the function gives the twin (``_generated``), and the function is never generated
+    switched: dict[str, str] = field(default_factory=dict, repr=False)
 
     def in_trials(self) -> bool:
         """Whether the BLAS modes' measurement (``parallel.BlasTimes``) of the whole calls, or
@@ -333,6 +343,8 @@ class LLVMKernel:
         for serial, region in self.artifact.twins:
             if serial == name:
                 self._generated(region)
+        if name in self.switched:
+            return self._generated(self.switched[name])
         start = time.perf_counter()
         text = self.pending.pop(name, None)
         key = None
@@ -381,6 +393,8 @@ class LLVMKernel:
         # the objects earlier or later)
         self.calls_running += 1
         try:
+            if self.stream_switches:
+                self.switch_streams(values)
             args = [self._value(p, values) for p in self.params]
             if self.has_library:
                 run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
@@ -388,8 +402,38 @@ class LLVMKernel:
                 self._run_phases(args, values)
         finally:
             self.calls_running -= 1
+            if self.stream_switches:
+                self.switch_streams(None)
             if self.objects_unstored and self.calls_running <= 0:
                 self._store_objects()
+
+    def switch_streams(self, values: dict[str, Any] | None) -> None:
+        """Before a call (``values``) whose arrays hold at least ``stream_bytes`` bytes together,
+        every function that may stream; after a call (None: the first one at each set of sizes
+        takes this path, before its plan is made), each function whose run would have streamed
+        (its wanted flag set): its streaming twin is generated (or linked from the disk cache's
+        objects; ``build_seconds`` counts it) and from now on runs, wherever the function is
+        called from.  Before a large first call the function itself is then never generated
+        (``switched``): the bench's sizes cost the LLVM work they cost with both copies inline.
+        The arrays' bytes only say that a loop may stream (a loop that reads a broadcast row
+        moves more): the wanted flag has the last word."""
+        if values is not None:
+            total = sum(v.nbytes for v in values.values() if type(v) is np.ndarray)
+            if total < self.artifact.stream_bytes:
+                return
+        for switch in [s for s in self.stream_switches if values is not None or s[0].value]:
+            _, target, twin = switch
+            with self.lock:
+                if switch not in self.stream_switches:
+                    continue
+                self.stream_switches.remove(switch)
+                name = twin[:-len(STREAMED_SUFFIX)]
+                if name in self.pending and name not in {r for _, r in self.artifact.twins}:
+                    # (generated when the runtime first asks for the function, as the function would
+                    # be: a region twin only on a team; a serial twin's region is called by name)
+                    self.switched[name] = twin
+                else:
+                    target.value = self._generated(twin)
 
     def store_after_call(self) -> bool:
         """Have ``on_objects`` (set) called at the end of the next call even if it generates no
@@ -754,6 +798,9 @@ class LLVMArtifact:
     # (serial function, region function): serial phase functions that run their region function
     # on one thread (``shared_twins``)
     twins: tuple[tuple[str, str], ...] = ()
+    # (function, its streaming twin): functions that probe their streaming loops (lazy_streams)
+    streamed: tuple[tuple[str, str], ...] = ()
+    stream_bytes: int = 0  # options.stream_store_bytes() when the kernel was compiled
 
     @functools.cached_property
     def optimized_ir(self) -> str:
@@ -777,19 +824,20 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     module = ll.Module(name=program.name)
     emitted = []
     twins = shared_twins(program, phases)
+    math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math,
+            "stream_bytes": stream_store_bytes(), "probe": lazy_streams()}
     for phase in phases:
-        math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math,
-                "stream_bytes": stream_store_bytes()}
         if phase in twins:
-            emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
-            serial_through_region(module, params, phase_name(program.name, phase), emitted[-1].function)
+            pair = streamed_pair(module, program, params, phase, shared, math, region=True)
+            serial_through_region(module, params, phase_name(program.name, phase), pair[0].function)
+            emitted += pair
             continue
-        emitted.append(KernelCodegen(module, program, params, phase, shared, **math))
+        emitted += streamed_pair(module, program, params, phase, shared, math)
         if phase.is_region:
-            emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
+            emitted += streamed_pair(module, program, params, phase, shared, math, region=True)
     tiled = set(tiled_functions(program, phases)) if tiled_wide() else set()
     text = wide_vector_functions(str(module), [cg.function.name for cg in emitted
-                                               if cg.inline_math_used or cg.function.name in tiled
+                                               if cg.inline_math_used or cg.base_name in tiled
                                                or cg.checked_quotients])
     text = scope_marks(row_loop_hints(interleave_math_loops(text)))
     triple = _initialize()
@@ -799,13 +847,35 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     parsed.data_layout = str(tm.target_data)
     link_fallbacks(parsed, module, triple)
     parsed.verify()
+    streamed = tuple((cg.function.name, cg.base_name + STREAMED_SUFFIX) for cg in emitted if cg.probed)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
                         tuple(a.name for a in program.arrays), check_messages(program),
                         gathers=options.vector_gathers(), opt_level=options.opt_level,
-                        row_alias_checks=row_alias_checks(), without_lsr=without_lsr(program, phases),
-                        without_load_pre=() if tiled_load_pre() else tiled_functions(program, phases),
+                        row_alias_checks=row_alias_checks(),
+                        without_lsr=with_streamed(without_lsr(program, phases), streamed),
+                        without_load_pre=() if tiled_load_pre() else with_streamed(tiled_functions(program, phases),
+                                                                                   streamed),
                         twins=tuple((phase_name(program.name, p), phase_name(program.name, p, region=True))
-                                    for p in twins))
+                                    for p in twins), streamed=streamed, stream_bytes=stream_store_bytes())
+
+
+def streamed_pair(module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
+                  shared: set[str], math: dict, *, region: bool = False) -> list[KernelCodegen]:
+    """The phase's function (``math["probe"]``: with each streaming loop plain, probed), and,
+    where it probed one, the twin that streams (``STREAMED_SUFFIX``, generated when a call first
+    wants it: ``LLVMKernel.switch_streams``)."""
+    plain = KernelCodegen(module, program, params, phase, shared, **math, region=region)
+    if not plain.probed:
+        return [plain]
+    twin = KernelCodegen(module, program, params, phase, shared, **{**math, "probe": False}, region=region,
+                         suffix=STREAMED_SUFFIX)
+    return [plain, twin]
+
+
+def with_streamed(names: tuple[str, ...], streamed: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """``names`` and the streaming twin of each that has one (they take the same LLVM settings)."""
+    twins = dict(streamed)
+    return names + tuple(twins[n] for n in names if n in twins)
 
 
 def shared_twins(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
@@ -1092,6 +1162,11 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
         barrier.name = BARRIER
         engine.add_module(barrier)
     kernel.phases = tuple(CompiledPhase(phase, kernel) for phase in artifact.phases)
+    with kernel.lock:
+        for name, twin in artifact.streamed:
+            wanted, target = (ctypes.c_int64.from_address(engine.get_global_value_address(name + suffix))
+                              for suffix in (STREAMED_WANTED, STREAMED_ADDRESS))
+            kernel.stream_switches.append((wanted, target, twin))
     if INDEX_ERROR in artifact.linked_ir:
         with kernel.lock:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
@@ -1387,7 +1462,7 @@ class KernelCodegen:
 
     def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
                  shared: set[str], *, fastmath: bool = False, vector_math: bool = False,
-                 stream_bytes: int = 0, region: bool = False) -> None:
+                 stream_bytes: int = 0, probe: bool = False, region: bool = False, suffix: str = "") -> None:
         self.program = program
         self.phase = phase
         self.fastmath = fastmath
@@ -1398,6 +1473,11 @@ class KernelCodegen:
         self.streaming: str | None = None
         self.enclosing: list[For] = []  # the loops around the code being emitted, outermost first
         self.streams = False  # did the function emit a streaming loop (fence_streams)
+        # probe: each loop that may stream is emitted plain, with a check that tells the runtime
+        # when a run is long enough (``_probe_streaming``); probed: did the function get one
+        self.probe = probe
+        self.probed = False
+        self.stream_runs: Any = None  # the i64 slot that ors the probes' answers (``_probe_streaming``)
         self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
         self.row_window: tuple | None = None  # (first, last) row of a product cut by rows (blas.py)
@@ -1418,8 +1498,8 @@ class KernelCodegen:
             arg_types += [_I64, _I64]
         if region:
             arg_types += [_I64, _I64, _I64.as_pointer()]
-        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types),
-                         name=phase_name(program.name, phase, region=region))
+        self.base_name = phase_name(program.name, phase, region=region)
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types), name=self.base_name + suffix)
         self.function = fn
         self.chunk = (fn.args[-2], fn.args[-1]) if phase.parallel and not region else None
         self.entry = fn.append_basic_block("entry")
@@ -1454,8 +1534,30 @@ class KernelCodegen:
         else:
             self.emit(phase.node)
         self.fence_streams()
+        self._report_probes()
         self.builder.ret_void()
-        self.alloca_builder.branch(body)
+        if self.probed:
+            self._forward_to_twin(body)
+        else:
+            self.alloca_builder.branch(body)
+
+    def _forward_to_twin(self, body) -> None:
+        """The entry's end for a function that probed: once the runtime has generated the
+        streaming twin (its address in the ``STREAMED_ADDRESS`` global, 0 until then), the
+        call runs the twin instead, whoever made it (a native entry, a team's thread)."""
+        b = self.alloca_builder
+        slot = self.stream_global(STREAMED_ADDRESS)
+        twin = b.load_atomic(slot, "monotonic", 8)
+        forward = self.function.append_basic_block("twin")
+        b.cbranch(b.icmp_unsigned("!=", twin, _i64(0)), forward, body)
+        b.position_at_end(forward)
+        b.call(b.inttoptr(twin, self.function.type), list(self.function.args))
+        b.ret_void()
+
+    def stream_global(self, suffix: str):
+        """This function's module-wide i64 ``<name><suffix>`` (lazy streams: the runtime reads
+        and writes them, ``LLVMKernel.switch_streams``)."""
+        return self.error_global(self.function.name + suffix)
 
     def error_global(self, name: str):
         """A module-wide i64 that the runtime reads after each call (run-time index errors)."""
@@ -1536,7 +1638,10 @@ class KernelCodegen:
             return
         if body is None and not marker and self.streaming is None and not self.warm_up and (
                 stmt := self._streamed(node)):
-            self._emit_streaming(node, stmt, start, end)
+            if self.probe:
+                self._probe_streaming(node, stmt, start, end)
+            else:
+                self._emit_streaming(node, stmt, start, end)
             return
         found = (carried_loads(self.program, node) if start is None and end is None and body is None and not marker
                  and not self.warm_up and self.quotients is None and carried_loads_enabled() else ())
@@ -1859,8 +1964,28 @@ class KernelCodegen:
         ``stream_bytes`` bytes, counting an element of every array its statements read or write
         per iteration: a loop whose arrays fit in the cache leaves its result there."""
         b = self.builder
-        stmt = self.program.statement(call.statement)
-        size = self._itemsize(stmt.array)
+        size = self._itemsize(self.program.statement(call.statement).array)
+        lo, hi, first, ok = self._stream_test(loop, call, start, end)
+        peel = b.lshr(b.and_(b.sub(_i64(0), first), _i64(ALIGNMENT - 1)), _i64(size.bit_length() - 1))
+        head_end = b.add(lo, peel)
+        split = b.select(ok, b.select(b.icmp_signed("<", head_end, hi), head_end, hi), hi)
+        try:
+            self.streaming = ""  # (no statement's name: the head's stores stay as they are)
+            self.emit_For(loop, start=lo, end=split)
+            self.streaming = self.program.statement(call.statement).name
+            # bound by memory where it runs: one vector a step (no interleaved copies) is as fast
+            self.emit_For(loop, start=split, end=hi, marker=ROW_MAIN)
+        finally:
+            self.streaming = None
+        self.streams = True
+
+    def _stream_test(self, loop: For, call: StmtCall, start, end):
+        """(lo, hi, the first store's address, whether this run streams): its stores are
+        contiguous elements and the whole loop (all threads' parts) moves at least
+        ``stream_bytes`` bytes, counting an element of every array its statements read or write
+        per iteration, in runs of at least ``MIN_STREAM_ROW`` bytes each."""
+        b = self.builder
+        size = self._itemsize(self.program.statement(call.statement).array)
         init, bound = self.exprs.emit(loop.init), self.exprs.emit(exclusive_bound(loop))
         lo = init if start is None else start
         hi = bound if end is None else b.select(b.icmp_signed("<", end, bound), end, bound)
@@ -1871,19 +1996,35 @@ class KernelCodegen:
         runs = self._stored_runs(call)
         long_run = b.icmp_signed(">=", b.mul(b.sub(bound, init), runs), _i64(-(-self.stream_bytes // per_iteration)))
         long_row = b.icmp_signed(">=", b.sub(bound, init), _i64(-(-min(MIN_STREAM_ROW, self.stream_bytes) // size)))
-        ok = b.and_(b.and_(contiguous, whole), b.and_(long_run, long_row))
-        peel = b.lshr(b.and_(b.sub(_i64(0), first), _i64(ALIGNMENT - 1)), _i64(size.bit_length() - 1))
-        head_end = b.add(lo, peel)
-        split = b.select(ok, b.select(b.icmp_signed("<", head_end, hi), head_end, hi), hi)
+        return lo, hi, first, b.and_(b.and_(contiguous, whole), b.and_(long_run, long_row))
+
+    def _probe_streaming(self, loop: For, call: StmtCall, start, end) -> None:
+        """``loop`` plain (as without streams), after the test ``_emit_streaming`` makes: where
+        this run would stream, the ``STREAMED_WANTED`` flag is set, and the runtime generates
+        the twin that streams after the call (``LLVMKernel.switch_streams``).  The run itself
+        stores as usual: the results are the same, only the cache is not bypassed."""
+        b = self.builder
+        ok = self._stream_test(loop, call, start, end)[3]
+        if self.stream_runs is None:
+            self.stream_runs = self.alloca_builder.alloca(_I64, name="streams")
+            self.alloca_builder.store(_i64(0), self.stream_runs)
+        b.store(b.or_(b.load(self.stream_runs), b.zext(ok, _I64)), self.stream_runs)
+        self.probed = True
         try:
-            self.streaming = ""  # (no statement's name: the head's stores stay as they are)
-            self.emit_For(loop, start=lo, end=split)
-            self.streaming = stmt.name
-            # bound by memory where it runs: one vector a step (no interleaved copies) is as fast
-            self.emit_For(loop, start=split, end=hi, marker=ROW_MAIN)
+            self.streaming = ""  # (the plain loop: not probed again)
+            self.emit_For(loop, start=start, end=end)
         finally:
             self.streaming = None
-        self.streams = True
+
+    def _report_probes(self) -> None:
+        """Where a probed run would have streamed, the ``STREAMED_WANTED`` flag set, once, as the
+        function returns: a branch on each run's answer inside the loops made LLVM unswitch the
+        loop around it on that (invariant) answer, two copies of the loop again."""
+        if self.stream_runs is None:
+            return
+        b = self.builder
+        with b.if_then(b.icmp_unsigned("!=", b.load(self.stream_runs), _i64(0)), likely=False):
+            b.store_atomic(_i64(1), self.stream_global(STREAMED_WANTED), "monotonic", 8)
 
     def fence_streams(self) -> None:
         """Non-temporal stores are weakly ordered: where the function emitted any, they are drained

@@ -27,6 +27,12 @@ from polyfuse.model.funcs import VECTOR_MATH
 from polyfuse.model.loop_ast import LoopProgram
 
 STREAM_MARK = "polyfuse.stream"  # the metadata kind codegen puts on a main loop's store
+#: lazy streams (``options.lazy_streams``): the streaming twin of a function ``f`` is ``f.streams``;
+#: ``f`` sets the i64 ``f.streams.wanted`` where a run would stream, and once the runtime has
+#: generated the twin it puts its address in ``f.streams.address``, where ``f`` finds it and runs it
+STREAMED_SUFFIX = ".streams"
+STREAMED_WANTED = ".streams.wanted"
+STREAMED_ADDRESS = ".streams.address"
 ALIGNMENT = 64  # bytes: the head loop ends where the array's address is a multiple of this
 #: bytes one run of the loop must store to stream: shorter rows of a 2-d result lost (a 100000 x 32
 #: float64 sum 2.4 -> 3.6-5.6 ms, 50000 x 64 even, 25000 x 128 2.0-2.7 -> 1.7-1.8 ms; load 8)

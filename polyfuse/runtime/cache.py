@@ -101,6 +101,7 @@ def cpu_key() -> str:
         integer_checks,
         jit_small_code,
         join_phases,
+        lazy_streams,
         machine,
         math_chains,
         math_loop_interleave,
@@ -163,6 +164,7 @@ def cpu_key() -> str:
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""
+    sizes += " lazy-streams" if lazy_streams() else ""  # (artifacts with streaming twins)
     cpu_name, features = llvm_host()
     return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}{sizes}")

@@ -6,6 +6,7 @@ or in a returned tuple),
 
 import numpy as np
 import pytest
+from conftest import corpus_kernel
 from numba import njit
 
 import polyfuse
@@ -85,15 +86,7 @@ def kept_copy(x):
     return buf[:k - 1].copy()
 
 
-def rotate_scaled(a0, n):
-    a = a0.copy()
-    b = a0 * 0.5
-    c = np.zeros_like(a0)
-    for _ in range(n):
-        for i in range(a.shape[0]):
-            c[i] = a[i] + b[i]
-        a, b, c = b, c, a
-    return a, b, c
+rotate_three_buffers = corpus_kernel("batch_fe41", "rotate_three_buffers")
 
 
 RNG = np.random.default_rng(41)
@@ -103,7 +96,7 @@ CASES = [(first_run_filled, (np.array([1, 1, 0, 1]), 2)), (first_run_filled, (np
          (windows_or_empty, (RNG.random(5), 2)), (windows_or_empty, (RNG.random(5), 7)),
          (pairs_or_empty, (RNG.random(5), 2)), (pairs_or_empty, (RNG.random(3), 5)),
          (kept_copy, (RNG.random(6),)), (kept_copy, (np.zeros(0),)),
-         (rotate_scaled, (RNG.random(4), 2))]
+         (rotate_three_buffers, (RNG.random(4), 2))]
 # the fixes' cpu check (the python target checks the rest, as the lowering is the same)
 ON_CPU = {pop_all, windows_or_empty, computed_extents}
 

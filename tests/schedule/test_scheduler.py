@@ -7,7 +7,7 @@ import inspect
 import islpy as isl
 import numpy as np
 import pytest
-from conftest import check_against_python
+from conftest import check_against_python, corpus_kernel
 from polyfuse.frontend import lift
 
 import polyfuse
@@ -248,22 +248,9 @@ def test_max_fusion_keeps_the_order_it_verified(source, args, target):
     check_against_python(define(source, "kern"), args, target=target, fuse="max")
 
 
-def crc32_table_driven(data):
-    """fe41's corpus kernel: a 256-entry table loop, then a loop over the data reading all of it
-    (isl's scheduler ran for minutes on its dependences under fuse="max")."""
-    table = np.empty(256, dtype=np.uint32)
-    for i in range(256):
-        c = np.uint32(i)
-        for _ in range(8):
-            if c & 1:
-                c = np.uint32(0xEDB88320) ^ (c >> np.uint32(1))
-            else:
-                c = c >> np.uint32(1)
-        table[i] = c
-    crc = np.uint32(0xFFFFFFFF)
-    for k in range(data.shape[0]):
-        crc = table[(crc ^ data[k]) & 0xFF] ^ (crc >> np.uint32(8))
-    return crc ^ np.uint32(0xFFFFFFFF)
+# fe41's corpus kernel: a 256-entry table loop, then a loop over the data reading all of it (isl's
+# scheduler ran for minutes on its dependences under fuse="max")
+crc32_table_driven = corpus_kernel("batch_fe41", "crc32_table_driven")
 
 
 def test_max_fusion_skips_isl_on_large_constant_bounds():

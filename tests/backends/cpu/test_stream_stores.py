@@ -171,3 +171,52 @@ def test_repeated_passes_over_one_result(streaming):
     a = np.empty(301)
     polyfuse.kernel(_passes)(a, b)
     np.testing.assert_array_equal(a, b * 2)
+
+
+def _twice_row(x, out):
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = 2.0 * x[j]
+
+
+def _checked_calls(kernel, calls):
+    """Each call's result against the user's function's, on fresh arrays full of -1."""
+    for args in calls:
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        kernel(*got)
+        kernel.py_func(*want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_the_streaming_twin_is_made_when_a_call_first_may_stream(streaming, monkeypatch, tmp_path):
+    """POLYFUSE_LAZY_STREAMS (default on): the phase function holds its loop once, plain; the
+    non-temporal copy is a twin, generated for the first call whose arrays hold the threshold's
+    bytes (here 64), or after the first call whose run would have streamed (a broadcast row is
+    read again for every row of the result: the loop moves more than the arrays hold).  Both
+    copies give the user's function's bits; the twin's machine code goes into the disk cache
+    with the rest, and a process that loads the entry links it instead of running LLVM."""
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE")
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(5)
+    triad = polyfuse.kernel(_triad)
+    small = (3.0, np.full(2, -1.0), rng.random(2), rng.random(2))  # 48 bytes of arrays
+    backend = triad.compile(*small).backend
+    (plain, twin), = backend.artifact.streamed
+    _checked_calls(triad, [small])
+    assert plain in backend.generated and twin not in backend.generated
+    _checked_calls(triad, [(3.0, np.full(203, -1.0), rng.random(203), rng.random(203)), small])
+    assert twin in backend.generated  # (and the plain function forwards to it)
+    loaded = polyfuse.kernel(_triad).compile(*small)
+    assert loaded.from_cache and twin in loaded.backend.known
+
+    monkeypatch.setenv("POLYFUSE_STREAM_STORES", "4K")  # rows of 128 float64 (1 KiB) stream
+    row = polyfuse.kernel(_twice_row)
+    x = rng.random(128)
+    call = (x, np.full((2, 128), -1.0))  # 3 KiB of arrays; 2 x 128 x (8 + 8) bytes moved
+    backend = row.compile(*call).backend
+    (plain, twin), = backend.artifact.streamed
+    _checked_calls(row, [call])
+    assert backend.generated[-1] == twin  # after the plain run that wanted it
+    _checked_calls(row, [call, (x[:100], np.full((3, 100), -1.0))])
