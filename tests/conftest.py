@@ -301,6 +301,37 @@ def polyfuse_variables_kept():
         pytest.fail(f"the test left {', '.join(changed)} changed in os.environ (set it with monkeypatch)")
 
 
+_THREAD_POLICY = ("MIN_PARALLEL_SECONDS", "REGION_MIN_SECONDS_PER_BARRIER", "PRIOR_MIN_SECONDS")
+
+
+def _thread_policy() -> dict[str, object]:
+    from polyfuse.backends.cpu import parallel
+
+    policy: dict[str, object] = {name: getattr(parallel, name) for name in _THREAD_POLICY}
+    policy["RegionTimes.use_team"] = parallel.RegionTimes.__dict__["use_team"]
+    return policy
+
+
+@pytest.fixture(autouse=True)
+def thread_policy_kept():
+    """Every test leaves the serial-first rule's thresholds of ``backends/cpu/parallel.py`` as it
+    found them (``threads_forced()`` and monkeypatch set them for one test): one left at 0 sends
+    every later small phase of its process to the team, and test_team_choice's made-up clock ran
+    on a threshold of 0 once (session 34's CI, ZeroDivisionError).  They are put back, and the
+    test fails naming them."""
+    before = _thread_policy()
+    yield
+    after = _thread_policy()
+    if after != before:
+        from polyfuse.backends.cpu import parallel
+
+        for name in _THREAD_POLICY:
+            setattr(parallel, name, before[name])
+        parallel.RegionTimes.use_team = before["RegionTimes.use_team"]  # type: ignore[method-assign]
+        changed = sorted(n for n in before if before[n] is not after[n] and before[n] != after[n])
+        pytest.fail(f"the test left parallel.{', parallel.'.join(changed)} changed (set it with monkeypatch)")
+
+
 @pytest.fixture
 def one_lift_per_program():
     """``lift_reused()`` for one test: a differential module whose variants of a program are

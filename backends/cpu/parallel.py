@@ -784,7 +784,7 @@ class RegionTimes:
         team, serial = min(self.team), min(self.serial)
         if team < serial:
             return RECHECK_EVERY
-        calls = max(RECHECK_MIN, min(MAX_RECHECK, math.ceil((team - serial) / (EXPLORE * serial))))
+        calls = max(RECHECK_MIN, min(MAX_RECHECK, math.ceil((team - serial) / (EXPLORE * max(serial, 1e-9)))))
         if len(self.team) < WINDOW:
             return min(calls, RECHECK_EVERY)
         if self.slower_since is not None and self.team_ended and self.team_ended[-1] - self.slower_since < MOMENT:

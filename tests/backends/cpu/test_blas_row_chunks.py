@@ -363,8 +363,8 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
     monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
-    if mode == "measure":
-        monkeypatch.setattr(parallel, "MIN_PARALLEL_SECONDS", 0.0)
+    if mode == "measure":  # (``forced`` has MIN_PARALLEL_SECONDS at 0 already: a monkeypatch of it
+        # here, set up before ``forced``, put its 0 back after ``forced`` restored the threshold)
         monkeypatch.setattr(parallel, "PRIOR_MIN_SECONDS", 0.0)
     sk = suite.get(name)
     backend = _suite_kernel_on_two_threads(sk, 1e-12, calls=40 if mode == "measure" else 6, **sizes)
