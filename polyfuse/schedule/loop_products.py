@@ -287,7 +287,7 @@ def _with_scale(scop: Scop, product: Statement, scaling: Statement, operator: st
     kept = dataclasses.replace(product, region=dataclasses.replace(product.region, body=(scaled,)))
     statements = tuple(kept if s.name == product.name else s for s in scop.statements if s.name != scaling.name)
     others = {s.name for s in statements}
-    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    body = tuple(part for node in scop.body if (part := restricted_to(node, others)) is not None)
     arrays = scop.arrays + (ArrayInfo(total, dtype, (), "local"),)
     replaced = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
     return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
@@ -345,7 +345,7 @@ def _with_mirror(scop: Scop, one: Statement, two: Statement, op: rg.Matmul) -> S
                                writes=one.writes.union(renamed(two.writes)), region=region)
     statements = tuple(kept if s.name == one.name else s for s in scop.statements if s.name != two.name)
     others = {s.name for s in statements}
-    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    body = tuple(part for node in scop.body if (part := restricted_to(node, others)) is not None)
     replaced = dataclasses.replace(scop, statements=statements, body=body)
     return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
@@ -486,7 +486,7 @@ def _without_zeroing(scop: Scop, product: Statement, zero: Statement) -> Scop:
     kept = dataclasses.replace(product, reads=reads, region=region)
     statements = tuple(kept if s.name == product.name else s for s in scop.statements if s.name != zero.name)
     others = {s.name for s in statements}
-    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    body = tuple(part for node in scop.body if (part := restricted_to(node, others)) is not None)
     replaced = dataclasses.replace(scop, statements=statements, body=body)
     return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
@@ -951,17 +951,17 @@ def _replaced(scop: Scop, name: str, kept: Statement, nest: LoopNode, feeders: s
         if node is not nest:
             body.append(node)
             continue
-        first, last = _restricted(node, feeders), _restricted(node, rest)
+        first, last = restricted_to(node, feeders), restricted_to(node, rest)
         body.extend(part for part in (first, StmtNode(name), last) if part is not None)
     replaced = dataclasses.replace(scop, statements=statements, body=tuple(body))
     return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
 
-def _restricted(node: TreeNode, keep: set[str]) -> TreeNode | None:
+def restricted_to(node: TreeNode, keep: set[str]) -> TreeNode | None:
     """``node`` with only the statements in ``keep`` (loops left empty go)."""
     if isinstance(node, StmtNode):
         return node if node.name in keep else None
-    body = tuple(kept for child in node.body if (kept := _restricted(child, keep)) is not None)
+    body = tuple(kept for child in node.body if (kept := restricted_to(child, keep)) is not None)
     if not body:
         return None
     members = tuple(LoopMember(m.var, tuple(s for s in m.statements if s in keep), m.shift) for m in node.members)

@@ -53,7 +53,7 @@ from polyfuse.analysis.dependences import Dependences, dependences_after_rewrite
 from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Scop, Statement, isl_name
-from polyfuse.schedule.loop_products import _restricted
+from polyfuse.schedule.loop_products import restricted_to
 
 SUFFIX = "__kept"
 
@@ -307,6 +307,6 @@ def _scalar_into_local(scop: Scop, store: Statement, writer: Statement) -> Scop:
 
     statements = tuple(rewritten(s) for s in scop.statements if s.name != store.name)
     others = {s.name for s in statements}
-    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    body = tuple(part for node in scop.body if (part := restricted_to(node, others)) is not None)
     changed = replace(scop, statements=statements, body=body)
     return replace(changed, schedule=changed.schedule_of(changed.body))

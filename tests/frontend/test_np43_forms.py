@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import corpus_kernel
 
 import polyfuse
 
@@ -53,20 +54,10 @@ def test_other_ufunc_reduce_names_the_folds_supported():
         polyfuse.kernel(fold_refused, target="python")(np.ones(3))
 
 
-def im2col(img, w):
-    kh, kw = w.shape
-    oh = img.shape[0] - kh + 1
-    ow = img.shape[1] - kw + 1
-    cols = np.empty((oh * ow, kh * kw))
-    for i in range(oh):
-        for j in range(ow):
-            cols[i * ow + j] = img[i:i + kh, j:j + kw].ravel()
-    return (cols @ w.ravel()).reshape(oh, ow)
-
-
 def test_reshape_to_arithmetic_of_argument_extents():
     # the size text img.shape[0] + 1 - w.shape[0] ends as A.shape[d] does (np43: an InternalError)
     rng = np.random.default_rng(0)
+    im2col = corpus_kernel("batch_np43", "conv2d_im2col")
     img, w = rng.random((5, 6)), rng.standard_normal((3, 2))
     np.testing.assert_allclose(polyfuse.kernel(im2col, target="python")(img, w), im2col(img, w), rtol=1e-12)
 
