@@ -897,8 +897,8 @@ PRIOR_MARGIN = 0.10
 #: the threads costs (``MIN_PARALLEL_SECONDS``'s 30-60 us), so a threaded mode that loses there lost
 #: to the load or the library, not to its fixed cost.
 PRIOR_MIN_SECONDS = 1e-3
-#: A duel: this many rounds, each a check's ``BLAS_CHECK_RUNS`` counted runs of the challenger (the
-#: fastest threaded mode) then of one BLAS thread.  Both modes' runs then come from the same few
+#: A duel: this many rounds, each a check's ``BLAS_CHECK_RUNS`` counted runs of one BLAS thread
+#: then of the challenger (the fastest threaded mode; ``BlasTimes._start_duel``).  Both modes' runs then come from the same few
 #: calls, so a load that comes and goes meets both, and each mode's minimum says what it gives
 #: when the load lets it (interference only adds time).
 DUEL_ROUNDS = 2
