@@ -120,12 +120,19 @@ def test_attention_peak_memory_is_row_blocked(n, share):
     # again: the per-block kernels' calls make their native entries (runtime/native.py) during the
     # first calls, and that one-time compile's Python objects would count in the measured peak
     att(Q=K, K=V, V=Q, scale=0.125)
-    tracemalloc.start()
-    try:
-        O = att(Q=Q, K=K, V=V, scale=0.125)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    # the least peak of a few calls: one-time work may still fall in any one call (a plan's native
+    # entry is made at its 4th call, or at a power of two once its BLAS modes were measured: a
+    # CI worker that ran the same spec's kernels in another test compiled one here, 470 KB of
+    # Python objects), while an N x N score matrix would be in every call's peak
+    peaks = []
+    for _ in range(4):
+        tracemalloc.start()
+        try:
+            O = att(Q=Q, K=K, V=V, scale=0.125)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    peak = min(peaks)
     block = att.decide(Q=Q, K=K, V=V, scale=0.125).block_rows
     assert 0 < block < n
     kept = att.workspace_bytes()  # the intermediates, reused from the first call: the call's memory too
