@@ -8,7 +8,11 @@
    bench's order), after the copy and a 96 MB read (the copy's dirty lines written back before
    the timing), and after the copy and a 96 MB write (the caches full of other dirty lines); best
    of the rounds, interleaved.  Session 34 (bw43): at load 11 on the 2 cores the numbers were noise
-   (3-19 GB/s); run it on a quiet machine.  docs/performance.md, *Session 34*. */
+   (3-19 GB/s); run it on a quiet machine.  docs/performance.md, *Session 34*.  Session 35 (mv45):
+   the sum is a vector reduction (``simd``; gcc keeps a plain reduction a scalar chain without
+   -ffast-math, bound by the add latency at ~7 GB/s per core, below what it was to measure), and
+   the copy here (glibc's memcpy of 71.7 MB) stores non-temporally, as NumPy's copy does: none of
+   it is in the caches afterwards, dirty or clean (benchmarks/mv_copy_ab.py shows it per input). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +20,7 @@
 #include <time.h>
 static double now(void){struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); return t.tv_sec+1e-9*t.tv_nsec;}
 static double rsum(const double *a, size_t n) { double s = 0;
-  #pragma omp parallel for reduction(+:s)
+  #pragma omp parallel for simd reduction(+:s)
   for (size_t k = 0; k < n; k++) s += a[k];
   return s; }
 int main(int argc, char **argv) {

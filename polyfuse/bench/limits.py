@@ -286,5 +286,6 @@ def format_limits(limits: Limits, settings: BenchSettings) -> str:
                            [(r.kernel, r.preset, f"{r.flops / 1e9:.3f}", r.gflop_s, r.pct_of_matmul)
                             for r in limits.compute], FLOPS)
     lines.append(f"({limits.seconds:.1f} s; % triad above 100 means the data was partly in cache: the inputs "
-                 "are copied afresh just before each timed run)")
+                 "are copied afresh just before each timed run, and NumPy's copy of an array smaller than "
+                 "about the L3 stays in the caches, a larger one does not)")
     return "\n".join(lines)
