@@ -26,12 +26,28 @@ import numpy as np
 
 import polyfuse
 from polyfuse.bench import suite
+from polyfuse.bench.machine import polyfuse_on
 from polyfuse.bench.measure import fresh, settle, warm_up
 from polyfuse.runtime import threads
 
 REPEATS = int(os.environ.get("REPEATS", "5"))
 MIN_TIME = float(os.environ.get("MIN_TIME", "0.05"))
-ROUNDS = int(os.environ.get("ROUNDS", "1"))  # series of each side per repetition, in turn (A B B A ...)
+ROUNDS = int(os.environ.get("ROUNDS", "1"))
+#: ``AS_BENCH=1``: as ``polyfuse bench`` since session 35: a first polyfuse series, one on one thread
+#: (``polyfuse_on(1)``), then the rounds, NumPy on 2 BLAS threads and on 1 (threadpoolctl) in each
+AS_BENCH = os.environ.get("AS_BENCH", "") == "1"
+
+
+def plans():
+    """NumPy's BLAS thread counts, each a ``with`` block around one series (AS_BENCH: 2 and 1)."""
+    if not AS_BENCH:
+        yield
+        return
+    import threadpoolctl
+
+    yield
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        yield  # series of each side per repetition, in turn (A B B A ...)
 
 
 def series(fn, args: tuple, trace=None) -> tuple[float, str]:
@@ -75,6 +91,12 @@ def one(name: str, preset: str, polyfuse_first: bool) -> tuple[float, float, str
     warm_up(kernel, inputs, trials=backend.in_trials)
     best = {"polyfuse": float("inf"), "numpy": float("inf")}
     modes = []
+    if AS_BENCH:
+        first, letters = series(kernel, inputs, trace)
+        modes.append(f"first {first * 1e3:.3f} {letters}")
+        with polyfuse_on(1):
+            warm_up(kernel, inputs, trials=backend.in_trials)
+            series(kernel, inputs)
     for r in range(ROUNDS):
         order = ("polyfuse", "numpy") if polyfuse_first == (r % 2 == 0) else ("numpy", "polyfuse")
         for who in order:
@@ -82,7 +104,7 @@ def one(name: str, preset: str, polyfuse_first: bool) -> tuple[float, float, str
                 seconds, letters = series(kernel, inputs, trace)
                 modes.append(letters)
             else:
-                seconds, _ = series(sk.numpy_func, inputs)
+                seconds = min(series(sk.numpy_func, inputs)[0] for _ in plans())
             best[who] = min(best[who], seconds)
     return best["polyfuse"], best["numpy"], "|".join(modes)
 
