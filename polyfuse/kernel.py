@@ -28,7 +28,7 @@ from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
 from polyfuse.options import Options, compile_operations, debug_errors, default_verify
 from polyfuse.runtime import cache
-from polyfuse.runtime.native import MISS, warm
+from polyfuse.runtime.native import MISS, outdated, warm
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
 from polyfuse.runtime.sparse import unpack_sparse
 from polyfuse.runtime.variant import (
@@ -120,7 +120,7 @@ class Kernel:
             key = None if kwargs else tuple(map(call_key, args))
             plan = None if key is None else self._plans.get(key)
             if plan is not None and key is not None:
-                if plan.fast is None:
+                if plan.fast is None or outdated(plan):
                     warm(plan, key)
                 fast = self._fast = plan.fast
                 if fast is not None:  # (calls that omit defaults, or at other sizes than the last)

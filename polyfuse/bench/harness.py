@@ -18,7 +18,9 @@ For every suite kernel (:mod:`polyfuse.suite`):
 ``speedup`` is numba time / polyfuse time, so > 1 means polyfuse is faster.  Kernels with a
 numpy formulation (``SuiteKernel.numpy_func``) also get a numpy column: it is checked against
 numba's outputs and timed the same way (on BLAS as configured and on one BLAS thread, the faster
-counting, unless ``--blas-threads`` is given); ``np/pf`` is numpy time / polyfuse time.  The run
+counting, unless ``--blas-threads`` is given); ``np/pf`` is numpy time / polyfuse time, each the
+best of ``measure.NUMPY_ROUNDS`` series timed in turn with the other side's (``polyfuse_numpy_ms``
+in the JSON: polyfuse's best there; the ``polyfuse ms`` column is its series before numba's).  The run
 ends with the geometric means, a JSON file with the machine and every row, and a non-zero exit
 status when any check MISMATCHes or any kernel fails to compile or run.
 
@@ -157,7 +159,8 @@ def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], flo
     blas = (f"BLAS threads {plans[0]}" if len(plans) == 1
             else f"the faster of BLAS threads {' and '.join(plans)}")
     print(f"loops: {len(specs)} suite kernel(s), preset {settings.preset!r}, target {settings.target!r}, "
-          f"polyfuse vs numba.njit (1 thread); numpy formulations on {blas}", file=out)
+          f"polyfuse vs numba.njit (1 thread); numpy formulations on {blas}; np/pf: the best of "
+          f"{NUMPY_ROUNDS} series of each, timed in turn", file=out)
     print(header(), file=out, flush=True)
     start = time.perf_counter()
     rows = []

@@ -23,13 +23,9 @@ from typing import Any
 import numpy as np
 
 from polyfuse.bench.machine import _blas_limit, blas_plans, polyfuse_on
-from polyfuse.bench.measure import _record_failure, best_time, close_enough, fresh, settle
+from polyfuse.bench.measure import NUMPY_ROUNDS, _record_failure, best_time, close_enough, fresh, settle
 from polyfuse.bench.numpy_suite import NumpyProgram, jax_blocker, with_numpy_namespace
 from polyfuse.bench.records import NUMPY_OTHERS, BenchSettings, NumpyRow
-
-#: Rounds in which every contender is timed in turn (the best of all rounds counts), so that a
-#: change of load on a shared machine hits all of them alike.
-NUMPY_ROUNDS = 3
 
 
 def load_jax() -> ModuleType | None:

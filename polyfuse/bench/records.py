@@ -89,7 +89,10 @@ class BenchRow:
     numpy_check: str = ""  # the numpy formulation against numba: "ok" | "MISMATCH" | "ERROR"; "": none
     numpy_ms: float | None = None  # suite.SuiteKernel.numpy_func, timed like the others: best of numpy_ms_by_blas
     numpy_ms_by_blas: dict[str, float] = field(default_factory=dict)  # BLAS threads -> ms (see blas_plans)
-    numpy_ratio: float | None = None  # numpy_ms / polyfuse_ms
+    numpy_ratio: float | None = None  # numpy_ms / polyfuse_numpy_ms
+    # polyfuse's best in the series timed in turn with the numpy formulation's (numpy_ms's), on
+    # polyfuse's threads: what numpy_ratio compares (polyfuse_ms: its series before numba's)
+    polyfuse_numpy_ms: float | None = None
     numpy_runs: int = 0
     numpy_max_abs_diff: dict[str, float | None] = field(default_factory=dict)
     numpy_error: str = ""

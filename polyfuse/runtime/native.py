@@ -226,6 +226,18 @@ def warm(plan: CallPlan, key: tuple) -> None:
         plan.fast = native_call(plan, key)
 
 
+def outdated(plan: CallPlan) -> bool:
+    """Whether the thread count changed since ``plan`` last tried to make its native entry: an
+    entry made then misses every call from now on (its ``threads.THREADS_EPOCH`` word), and the
+    caller asks :func:`warm` to make it anew.  Without this, an entry once made was never made
+    again: after the bench's one-thread column (``threads.limited_to(1)``) every call of the
+    kernel, on one thread and on two again, ran the plan's Python path after two misses (3mm at
+    the bench size, load 17: 4.1-4.3 ms a call against 3.8 by the entry, docs/performance.md,
+    session 35); a plan whose entry was never made tries at powers of two and at such changes
+    already (``warm``)."""
+    return plan.tried_epoch is not None and plan.tried_epoch != threads.THREADS_EPOCH.value
+
+
 def guards(plan: CallPlan, key: tuple) -> tuple[Guard, ...] | None:
     """What a native entry checks of each argument: exactly what ``call_key`` keyed the plan on
     (``key``); None where an argument is of a kind the entries do not read (those calls keep the

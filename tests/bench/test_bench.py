@@ -108,6 +108,7 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
         row = rows[name]
         assert row.numpy_check == "ok" and row.numpy_ms and row.numpy_ratio, (name, row.numpy_error)
         assert row.numpy_ms == min(row.numpy_ms_by_blas.values())
+        assert row.numpy_ratio == pytest.approx(row.numpy_ms / row.polyfuse_numpy_ms)  # (series in turn)
     assert rows["chain3"].array_bytes == 3 * 8 * suite.KERNELS["chain3"].sizes["test"]["n"]
     assert not report.failed and report.numpy_geomean
 
@@ -119,7 +120,8 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     assert [r.kernel for r in limits.streaming] == ["chain3", "atax"]
     chain3 = limits.streaming[0]
     assert chain3.bytes == rows["chain3"].array_bytes
-    assert chain3.gb_s["polyfuse"] == pytest.approx(chain3.bytes / (rows["chain3"].polyfuse_ms * 1e-3) / 1e9)
+    polyfuse_ms = min(rows["chain3"].polyfuse_ms, rows["chain3"].polyfuse_numpy_ms)  # (its best series)
+    assert chain3.gb_s["polyfuse"] == pytest.approx(chain3.bytes / (polyfuse_ms * 1e-3) / 1e9)
     assert chain3.pct_of_triad["polyfuse"] == pytest.approx(100 * chain3.gb_s["polyfuse"] / limits.triad_gb_s)
     assert chain3.min_bytes == chain3.bytes and chain3.ceiling_pct == 100.0 and "ceiling" in text
     [gemm] = limits.compute
@@ -323,6 +325,36 @@ def test_the_blas_modes_of_the_timed_calls_are_the_runs_since_the_warm_up():
     since = measure.tallies_since(before, after)
     assert since == {"blas call 2 (6, 7)": {"rows": 5}, "blas 4 1 6": {"library": 2}}
     assert bench_report._modes(since) == "rows 5" and bench_report._modes({}) == "-"
+
+
+def test_numpy_column_times_both_sides_in_turn(monkeypatch):
+    """The numpy column: ``NUMPY_ROUNDS`` rounds, each a series of the numpy formulation and one of
+    polyfuse in turn (polyfuse first in odd rounds), each side's best over its series; the ratio
+    compares those (a side timed in one stretch took that stretch's load or pool state alone)."""
+    order: list[str] = []
+    spec = suite.get("chain3")
+
+    def numpy_func(*args):
+        order.append("np")
+        return spec.numpy_func(*args)
+
+    def polyfuse_series(row, settings):
+        order.append("pf")
+        return {3: 2e-3, 4: 1e-3, 7: 4e-3}[len(order)]  # (order[0]: the check's run of numpy)
+
+    monkeypatch.setattr(measure, "blas_plans", lambda settings: [("as configured", None)])
+    monkeypatch.setattr(measure, "NUMPY_ROUNDS", 3)
+    inputs = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    reference = copy_args(inputs)
+    spec.func(*reference)
+    row = records.BenchRow("chain3", spec.category, "test", dict(spec.sizes["test"]), polyfuse_ms=5.0)
+    settings = records.BenchSettings(preset="test", repeats=1, min_time=0.0)
+    measure._bench_numpy(dataclasses.replace(spec, numpy_func=numpy_func), row, inputs, reference,
+                         measure.output_positions(spec.func, spec.outputs), settings, polyfuse_series)
+    assert row.numpy_check == "ok", row.numpy_error
+    assert order[1:] == ["np", "pf", "pf", "np", "np", "pf"]
+    assert row.polyfuse_numpy_ms == pytest.approx(1.0) and row.polyfuse_ms == 5.0
+    assert row.numpy_ratio == pytest.approx(row.numpy_ms / 1.0) and row.numpy_runs == 3
 
 
 def test_use_cache_bench_times_a_kernel_loaded_from_the_disk_cache(tmp_path, monkeypatch):

@@ -352,6 +352,33 @@ def test_on_one_thread_parallel_phases_run_natively_until_the_thread_count_chang
         threads._num_threads = saved
 
 
+def test_an_entry_made_before_the_thread_count_changed_is_made_again():
+    """An entry made on one thread checks the thread count's epoch and misses every call after a
+    change (the bench's ``threads.limited_to(1)`` around its one-thread column, and the way out
+    of it); the first call after the change makes it again.  Before, the missing entry stayed the
+    plan's: every later call ran the Python path after two misses."""
+    from polyfuse.runtime import threads
+
+    saved = threads._num_threads
+    try:
+        threads.set_num_threads(1)
+        a, b = np.arange(64.0), np.ones(64)
+        kernel = warmed(add, a, b, np.empty(64))
+
+        def made_again(made):
+            assert made(a, b, np.empty(64)) is MISS
+            same_as_undecorated(kernel, add, a, b, np.empty(64))
+            assert kernel._fast is not made and kernel._fast(a, b, np.empty(64)) is None  # (it ran)
+            return kernel._fast
+
+        with threads.limited_to(1):
+            made = made_again(kernel._fast)
+        made_again(made)  # (out of the block: the count changed again)
+    finally:
+        threads._num_threads = saved
+        threads.THREADS_EPOCH.value += 1
+
+
 def test_the_entry_is_tried_again_once_the_thread_count_changes(two_threads, monkeypatch):
     """A phase measured worth the team gets no entry on 2 threads; on one thread the next call
     makes it (the first call after the change, not the next power of two of the plan's calls)."""
