@@ -36,7 +36,7 @@ from knobs import one_blas_thread, with_knobs  # (benchmarks/knobs.py: this scri
 
 import polyfuse
 from polyfuse.bench import suite
-from polyfuse.bench.measure import close_enough, fresh, output_positions, settle, warm_up
+from polyfuse.bench.measure import assert_close_outputs, fresh, output_positions, settle, warm_up
 from polyfuse.runtime import threads
 
 SERIES = int(os.environ.get("SERIES", "3"))
@@ -106,12 +106,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
                     ran[label].append((_call_record(kernels[label], base).get("latest") or "?")[0])
             times[label].append(min(series))
             if label in kernels:
-                for out, k in positions.items():
-                    ok, diff = close_enough(args[k], expected[out])
-                    assert ok, (name, label, out, diff, "NumPy's")
-                    if r == 0:
-                        ok, diff = close_enough(args[k], user[k])
-                        assert ok, (name, label, out, diff, "the user's function's")
+                assert_close_outputs(args, positions, expected, user if r == 0 else None, (name, label))
     best = {c: min(v) * 1e3 for c, v in times.items()}
     median = {c: statistics.median(v) * 1e3 for c, v in times.items()}
     numpy_best = min(best["numpy"], best["numpy1"])

@@ -29,7 +29,7 @@ from knobs import one_blas_thread, with_knobs  # (benchmarks/knobs.py: this scri
 
 import polyfuse
 from polyfuse.bench import suite
-from polyfuse.bench.measure import close_enough, fresh, output_positions, settle, warm_up
+from polyfuse.bench.measure import assert_close_outputs, fresh, output_positions, settle, warm_up
 from polyfuse.runtime import threads
 
 SERIES = int(os.environ.get("SERIES", "3"))
@@ -85,9 +85,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
                     modes[label].append(_modes(kernels[label], base))
             times[label].append(series)
             if label.startswith("pf"):
-                for out, k in positions.items():
-                    ok, diff = close_enough(args[k], expected[out])
-                    assert ok, (name, label, out, diff)
+                assert_close_outputs(args, positions, expected, where=(name, label))
     best = {c: min(min(s) for s in v) * 1e3 for c, v in times.items()}
     median = {c: statistics.median(min(s) for s in v) * 1e3 for c, v in times.items()}
     numpy_best = min(best["numpy"], best["numpy1"])

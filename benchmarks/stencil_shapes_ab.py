@@ -1,11 +1,12 @@
-"""Stencil shapes users write (not the suite's), two knob settings interleaved on one thread.
+"""Stencil shapes users write, two knob settings interleaved on one thread.
 
     POLYFUSE_DISABLE_CACHE=1 POLYFUSE_NUM_THREADS=1 taskset -c 1 python benchmarks/stencil_shapes_ab.py \\
         ROUNDS SHAPE[,SHAPE...] N TSTEPS A=KNOB:VALUE/KNOB:VALUE B=...
 
-``SHAPE``: ``j1d3`` (jacobi-1d's two 3-point sweeps), ``j1d5`` (two 5-point sweeps), ``j1d3x3``
-(three 3-point sweeps), ``j1d3f32`` (jacobi-1d in float32), ``gs1d`` (an in-place 1-d
-Gauss-Seidel sweep), ``j2d5`` / ``j2d9`` (two 5- / 9-point 2-d sweeps, ``N`` x ``N``).  Each
+``SHAPE``: ``j1d3`` (the suite's jacobi-1d: two 3-point sweeps), ``j1d5`` (two 5-point sweeps),
+``j1d3x3`` (three 3-point sweeps), ``j1d3f32`` (jacobi-1d in float32), ``gs1d`` (an in-place 1-d
+Gauss-Seidel sweep), ``j2d5`` (the suite's jacobi-2d: two 5-point 2-d sweeps) / ``j2d9`` (two
+9-point sweeps), ``N`` x ``N``; the shapes the suite lacks are written here.  Each
 contender (``LABEL=`` alone: the defaults) is compiled with its knobs set (no disk cache) and its
 output checked against the Python function (``kernel.py_func``) at a small size and at ``N``
 (np.allclose); then each round calls every contender once on fresh copies, timed by the calling
@@ -23,14 +24,7 @@ import time
 import numpy as np
 
 import polyfuse
-
-
-def j1d3(tsteps, n, A, B):
-    for _t in range(tsteps):
-        for i in range(1, n - 1):
-            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
-        for i in range(1, n - 1):
-            A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
+from polyfuse.bench import suite
 
 
 def j1d5(tsteps, n, A, B):
@@ -57,16 +51,6 @@ def gs1d(tsteps, n, A):
             A[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
 
 
-def j2d5(tsteps, n, A, B):
-    for _t in range(tsteps):
-        for i in range(1, n - 1):
-            for j in range(1, n - 1):
-                B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])
-        for i in range(1, n - 1):
-            for j in range(1, n - 1):
-                A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + B[i + 1, j] + B[i - 1, j])
-
-
 def j2d9(tsteps, n, A, B):
     for _t in range(tsteps):
         for i in range(1, n - 1):
@@ -80,9 +64,10 @@ def j2d9(tsteps, n, A, B):
 
 
 # shape -> (function, arrays, dimensions, dtype)
-SHAPES = {"j1d3": (j1d3, 2, 1, np.float64), "j1d5": (j1d5, 2, 1, np.float64),
-          "j1d3x3": (j1d3x3, 3, 1, np.float64), "j1d3f32": (j1d3, 2, 1, np.float32),
-          "gs1d": (gs1d, 1, 1, np.float64), "j2d5": (j2d5, 2, 2, np.float64), "j2d9": (j2d9, 2, 2, np.float64)}
+SHAPES = {"j1d3": (suite.jacobi_1d, 2, 1, np.float64), "j1d5": (j1d5, 2, 1, np.float64),
+          "j1d3x3": (j1d3x3, 3, 1, np.float64), "j1d3f32": (suite.jacobi_1d, 2, 1, np.float32),
+          "gs1d": (gs1d, 1, 1, np.float64), "j2d5": (suite.jacobi_2d, 2, 2, np.float64),
+          "j2d9": (j2d9, 2, 2, np.float64)}
 
 
 def make_args(shape: str, n: int, tsteps: int) -> tuple:

@@ -34,8 +34,8 @@ import polyfuse
 from polyfuse.bench import suite
 from polyfuse.bench.machine import polyfuse_on
 from polyfuse.bench.measure import (
+    assert_close_outputs,
     blas_tallies,
-    close_enough,
     fresh,
     output_positions,
     settle,
@@ -105,12 +105,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
                 series.append(clock() - began)
             times[label].append(min(series))
             if label.startswith("pf"):
-                for out, k in positions.items():
-                    ok, diff = close_enough(args[k], expected[out])
-                    assert ok, (name, label, out, diff, "NumPy's")
-                    if r == 0:
-                        ok, diff = close_enough(args[k], user[k])
-                        assert ok, (name, label, out, diff, "the user's function's")
+                assert_close_outputs(args, positions, expected, user if r == 0 else None, (name, label))
     best = {c: min(v) * 1e3 for c, v in times.items()}
     median = {c: statistics.median(v) * 1e3 for c, v in times.items()}
     print(f"{name} {preset} load {min(loads):.1f}-{max(loads):.1f}, min (median of round minima) of {rounds} "

@@ -457,6 +457,16 @@ def blas_scale_fold() -> bool:
     return env_flag("POLYFUSE_BLAS_SCALE_FOLD", True)
 
 
+def blas_library() -> str:
+    """``POLYFUSE_BLAS``: whose BLAS the products call: ``numpy`` (the default: NumPy's bundled
+    OpenBLAS, else SciPy's), ``scipy`` (SciPy's, to compare or to work around a build) or
+    ``none`` (no BLAS: products run as loops); used by runtime/linalg_library.py ``library``."""
+    choice = os.environ.get("POLYFUSE_BLAS", "numpy")
+    if choice not in ("numpy", "scipy", "none"):
+        raise ValueError(f"POLYFUSE_BLAS={choice!r}: expected 'numpy', 'scipy' or 'none'")
+    return choice
+
+
 def blas_symm() -> bool:
     """``POLYFUSE_BLAS_SYMM``: two products written as loops that read one operand's strict
     triangle, one as stored and one transposed, into the same result with the same other operand

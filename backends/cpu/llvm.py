@@ -19,6 +19,7 @@ import ctypes
 import ctypes.util
 import functools
 import hashlib
+import operator
 import re
 import threading
 import time
@@ -125,6 +126,7 @@ from polyfuse.options import (
 from polyfuse.runtime.variant import address, evaluate_int
 
 _INIT_LOCK = threading.Lock()
+MAX_STREAM_SIZES = 64  # sets of sizes whose arrays' bytes LLVMKernel.stream_sizes keeps
 _TARGET: dict[str, Any] = {}
 
 
@@ -299,6 +301,10 @@ class LLVMKernel:
     # lazy streams: (wanted flag, twin address, twin's name) of each function that probes its
     # streaming loops (``artifact.streamed``) and does not run its twin yet
     stream_switches: list[tuple[Any, Any, str]] = field(default_factory=list, repr=False)
+    # lazy streams: whether the arrays of a call at these sizes (the integer parameters, which
+    # give every array's shape) hold ``stream_bytes`` together, for the latest MAX_STREAM_SIZES
+    # sets of sizes called while a function probes (``switch_streams``: summed once per set)
+    stream_sizes: dict[Any, bool] = field(default_factory=dict, repr=False)
     # function -> its streaming twin, for the functions switched before they were generated: asking
     # for the function gives the twin (``_generated``), and the function is never generated
     switched: dict[str, str] = field(default_factory=dict, repr=False)
@@ -417,10 +423,8 @@ class LLVMKernel:
         (``switched``): the bench's sizes cost the LLVM work they cost with both copies inline.
         The arrays' bytes only say that a loop may stream (a loop that reads a broadcast row
         moves more): the wanted flag has the last word."""
-        if values is not None:
-            total = sum(v.nbytes for v in values.values() if type(v) is np.ndarray)
-            if total < self.artifact.stream_bytes:
-                return
+        if values is not None and not self._streams_at(values):
+            return
         for switch in [s for s in self.stream_switches if values is not None or s[0].value]:
             _, target, twin = switch
             with self.lock:
@@ -434,6 +438,28 @@ class LLVMKernel:
                     self.switched[name] = twin
                 else:
                     target.value = self._generated(twin)
+
+    def _streams_at(self, values: dict[str, Any]) -> bool:
+        """Do the arrays of a call with ``values`` hold ``stream_bytes`` together?  The sum over
+        its arrays is taken at the first call at each set of sizes; later calls look it up (the
+        check runs on every call that takes this path until each twin runs: a call with keyword
+        arguments, or with an integer that differs on every call, never has a plan)."""
+        sizes = self._sizes_of(values)
+        large = self.stream_sizes.get(sizes)
+        if large is None:
+            total = sum(v.nbytes for v in values.values() if type(v) is np.ndarray)
+            large = total >= self.artifact.stream_bytes
+            if len(self.stream_sizes) >= MAX_STREAM_SIZES:
+                self.stream_sizes.pop(next(iter(self.stream_sizes)), None)  # the oldest
+            self.stream_sizes[sizes] = large
+        return large
+
+    @functools.cached_property
+    def _sizes_of(self) -> Callable[[dict[str, Any]], Any]:
+        """The integer parameters' values of a call's ``values`` (a tuple; one value where the
+        kernel has one), a key of ``stream_sizes``."""
+        names = [self.params[k].name for k in self.int_positions]
+        return operator.itemgetter(*names) if names else (lambda values: ())
 
     def store_after_call(self) -> bool:
         """Have ``on_objects`` (set) called at the end of the next call even if it generates no

@@ -898,7 +898,7 @@ PRIOR_MARGIN = 0.10
 #: to the load or the library, not to its fixed cost.
 PRIOR_MIN_SECONDS = 1e-3
 #: A duel: this many rounds, each a check's ``BLAS_CHECK_RUNS`` counted runs of one BLAS thread
-#: then of the challenger (the fastest threaded mode; ``BlasTimes._start_duel``).  Both modes' runs then come from the same few
+#: then of the challenger (the fastest threaded mode; ``Duels.start``).  Both modes' runs then come from the same few
 #: calls, so a load that comes and goes meets both, and each mode's minimum says what it gives
 #: when the load lets it (interference only adds time).
 DUEL_ROUNDS = 2
@@ -907,8 +907,103 @@ DUEL_ROUNDS = 2
 #: a row with the same outcome (at most ``MAX_BLAS_RECHECK``).
 DUEL_AGAIN = 16
 #: One BLAS thread chosen by a duel is put to another when the median of its latest runs moves
-#: this fraction from its median in the duel (``BlasTimes._reopen``).
+#: this fraction from its median in the duel (``Duels.reopen_if_moved``).
 REOPEN_MARGIN = 0.2
+
+
+@dataclass
+class Duels:
+    """``BlasTimes.prior``'s state (``POLYFUSE_BLAS_PRIOR``, session 34): the duel under way (one
+    BLAS thread against the fastest threaded mode, ``DUEL_ROUNDS`` rounds of runs in turn) and
+    what the duels so far decided.  ``BlasTimes`` says when a duel is due and whom it is fought
+    against, counts its runs here and acts on the outcome (the modes' runs, the leader)."""
+
+    pending: list[str] = field(default_factory=list)  # the duel's runs still to come, in order
+    runs: dict[str, list[float]] = field(default_factory=dict)  # mode -> its counted runs in the duel
+    confirmed: float | None = None  # one BLAS thread's median in the duel it won (None: not chosen so)
+    lost_in_a_row: int = 0  # duels in a row one BLAS thread lost
+    won_in_a_row: int = 0  # duels in a row one BLAS thread won
+    next_at: int = 0  # the call from which the next duel may start
+    verdict: str = ""  # the latest duel's outcome (explain)
+    reopened: int = 0  # choices of one BLAS thread by a duel put to a duel again by its later runs (explain)
+    contest: bool = False  # one BLAS thread, chosen by a duel, is to fight another (``reopen_if_moved``)
+
+    def under_way(self) -> bool:
+        return bool(self.pending)
+
+    def one_thread_chosen(self) -> bool:
+        """Did one BLAS thread win the latest duel, and keep the lead since?"""
+        return self.confirmed is not None
+
+    def start(self, challenger: str) -> None:
+        """``DUEL_ROUNDS`` rounds of a check's runs of each mode, one BLAS thread first (a run of it
+        right after the library's threads does not count, ``BlasTimes.spin``, and waits out their
+        spin as a check does)."""
+        self.pending = (["serial"] * BLAS_CHECK_RUNS + [challenger] * BLAS_CHECK_RUNS) * DUEL_ROUNDS
+        self.runs, self.contest = {}, False
+
+    def next_mode(self) -> str:
+        return self.pending[0]
+
+    def is_next(self, mode: str) -> bool:
+        """Is a run of ``mode`` the duel's next (one to ``count``)?"""
+        return bool(self.pending) and mode == self.pending[0]
+
+    def count(self, mode: str, seconds: float) -> None:
+        """Count the duel's next run (``is_next``), of ``seconds``."""
+        self.pending.pop(0)
+        self.runs.setdefault(mode, []).append(seconds)
+
+    def judge(self) -> tuple[str, float, float, bool]:
+        """The ended duel's challenger, the minima of one BLAS thread's runs and of the
+        challenger's, and whether one BLAS thread won (by ``PRIOR_MARGIN``); noted in ``verdict``."""
+        challenger = next(m for m in self.runs if m != "serial")
+        mine, theirs = min(self.runs["serial"]), min(self.runs[challenger])
+        won = mine < (1 - PRIOR_MARGIN) * theirs
+        self.verdict = (f"one BLAS thread {mine * 1e3:.4g} ms against {challenger} {theirs * 1e3:.4g} ms "
+                        f"(minima of {len(self.runs['serial'])} and {len(self.runs[challenger])} "
+                        f"runs in turn): {'won' if won else 'lost'} by the {PRIOR_MARGIN:.0%} margin")
+        return challenger, mine, theirs, won
+
+    def one_thread_won(self, median: float) -> None:
+        """One BLAS thread chosen, its later runs held against ``median`` (the duel's)."""
+        self.confirmed, self.lost_in_a_row = median, 0
+        self.won_in_a_row += 1
+
+    def one_thread_lost(self) -> None:
+        self.lost_in_a_row, self.won_in_a_row = self.lost_in_a_row + 1, 0
+        self.confirmed = None
+
+    def schedule_next(self, calls: int, mine: float, theirs: float) -> None:
+        """The next duel: after ``DUEL_AGAIN`` calls, or as many as keep a duel's extra time (its
+        runs of the slower mode over the faster's) within ``EXPLORE`` of the calls', doubled per
+        duel in a row with the same outcome; the ended duel's runs dropped."""
+        count = BLAS_CHECK_RUNS * DUEL_ROUNDS
+        price = math.ceil(count * abs(mine - theirs) / (EXPLORE * min(mine, theirs)))
+        again = max(DUEL_AGAIN, price) << min(max(self.lost_in_a_row, self.won_in_a_row) - 1, 10)
+        self.next_at = calls + min(MAX_BLAS_RECHECK, again)
+        self.runs = {}
+
+    def calls_to_next(self, calls: int) -> int:
+        return max(0, self.next_at - calls)
+
+    def reopen_if_moved(self, now: float, calls: int) -> None:
+        """One BLAS thread chosen by a duel now runs (the median ``now`` of its latest runs) faster
+        than it did there by ``REOPEN_MARGIN``: the load that slowed the duel went, and the
+        threaded modes were measured under it: a duel at once.  Slower by as much: the load
+        changed, and how it treats the threads is not known: a duel once the next is due
+        (``DUEL_AGAIN``, doubled per duel won in a row).  One BLAS thread stays chosen until it
+        loses a duel."""
+        if self.confirmed is None or self.contest:
+            return
+        faster = now < (1 - REOPEN_MARGIN) * self.confirmed
+        if faster or (now > (1 + REOPEN_MARGIN) * self.confirmed and calls >= self.next_at):
+            self.contest, self.reopened = True, self.reopened + 1
+            self.next_at = min(self.next_at, calls)
+
+    def forget_choice(self) -> None:
+        """Another mode leads: one BLAS thread, if chosen again, must win a duel again."""
+        self.confirmed = None
 
 
 @dataclass
@@ -980,15 +1075,7 @@ class BlasTimes:
     # threaded mode before it is chosen (``PRIOR_MARGIN``); set where the cost model expects threads
     # to pay (``prior_holds``)
     prior: bool = False
-    duel: list[str] = field(default_factory=list)  # the duel's runs still to come, in order
-    duel_runs: dict[str, list[float]] = field(default_factory=dict)  # mode -> its counted runs in the duel
-    confirmed: float | None = None  # one BLAS thread's median in the duel it won (None: not chosen so)
-    duels_lost: int = 0  # duels in a row one BLAS thread lost
-    duels_won: int = 0  # duels in a row one BLAS thread won
-    next_duel: int = 0  # the call from which the next duel may start
-    verdict: str = ""  # the latest duel's outcome (explain)
-    reopened: int = 0  # choices of one BLAS thread by a duel put to a duel again by its later runs (explain)
-    contest: bool = False  # one BLAS thread, chosen by a duel, is to fight another (``_reopen``)
+    duels: Duels = field(default_factory=Duels)  # the prior's duels
 
     def choose(self) -> str:
         """The mode of the next run (counted in ``tally``)."""
@@ -1006,7 +1093,7 @@ class BlasTimes:
             if self.quick and self.runs and self._beside_spin(self.checking):
                 return self.best()  # (the check goes on once the workers went quiet)
             return self.checking
-        if self.duel:
+        if self.duels.under_way():
             return self._duel_mode()
         for mode in sorted(self.modes, key=self.trials.index):
             if self._on_trial(mode):
@@ -1051,11 +1138,11 @@ class BlasTimes:
             return MAX_ENTRY_CALLS if self.forced in ("measure", "library") else 0
         if self.checking is not None or any(self._on_trial(mode) for mode in self.modes):
             return 0
-        if self.best() != "library" or self.duel or self._duel_due():
+        if self.best() != "library" or self.duels.under_way() or self._duel_due():
             return 0
         due = min(self.next_check.get(mode, 0) for mode in self.modes if mode != "library")
-        if self.prior and self.confirmed is None and self.measured_best() == "serial":
-            due = min(due, self.next_duel)
+        if self.prior and not self.duels.one_thread_chosen() and self.measured_best() == "serial":
+            due = min(due, self.duels.next_at)
         left = max(0, due - self.calls - 1)
         spread = self.spread("library")
         if self.robust and (spread is None or spread > BLAS_SWITCH_MARGIN):
@@ -1076,10 +1163,10 @@ class BlasTimes:
     def best(self) -> str:
         """The chosen mode: the one whose recent runs are fastest (``seconds``), among those
         measured, but the one chosen before while no other beats it by the switch margin
-        (``switch_margin``); with ``prior``, one BLAS thread only once it won a duel (``confirmed``),
-        the fastest threaded mode until then."""
+        (``switch_margin``); with ``prior``, one BLAS thread only once it won a duel
+        (``Duels.one_thread_chosen``), the fastest threaded mode until then."""
         best = self.measured_best()
-        if best == "serial" and self.prior and self.confirmed is None:
+        if best == "serial" and self.prior and not self.duels.one_thread_chosen():
             threaded = [mode for mode in self.modes if mode != "serial" and self.runs.get(mode)]
             if threaded:
                 return min(threaded, key=self.seconds)
@@ -1138,16 +1225,15 @@ class BlasTimes:
         del times[:-(ROBUST_WINDOW if self.robust else WINDOW)]
         self.counted[mode] = self.counted.get(mode, 0) + 1
         self.latest = mode
-        if self.duel and mode == self.duel[0]:
-            self.duel.pop(0)
-            self.duel_runs.setdefault(mode, []).append(seconds)
-            if not self.duel:
+        if self.duels.is_next(mode):
+            self.duels.count(mode, seconds)
+            if not self.duels.under_way():
                 self._end_duel()
-        elif self.prior and self.confirmed is not None and mode == "serial":
-            self._reopen()
+        elif self.prior and self.duels.one_thread_chosen() and mode == "serial":
+            self.duels.reopen_if_moved(self.seconds("serial"), self.calls)
         before, self.leader = self.leader, self.best()
         if self.leader != "serial":
-            self.confirmed = None  # (one BLAS thread chosen again must win a duel again)
+            self.duels.forget_choice()
         if self.quick and before is not None and before != self.leader and self.checking != before:
             # the chosen mode lost its lead by its own runs: it was never given a check, so it
             # would run twice more at once (a collapsed pool: 40 ms each); priced as a check,
@@ -1232,81 +1318,51 @@ class BlasTimes:
         """Whether the next runs are still the modes' trials (each mode in turn, ``BLAS_TRIALS``),
         or a duel (``prior``) under way or due: the choice measures, and has not chosen yet."""
         return self.forced == "measure" and self.worth_threads and (
-            any(self._on_trial(mode) for mode in self.modes) or bool(self.duel) or self._duel_due())
+            any(self._on_trial(mode) for mode in self.modes) or self.duels.under_way() or self._duel_due())
 
     def _duel_due(self) -> bool:
         """Whether a duel starts now (``prior``): the runs alone choose one BLAS thread, it has
         not won a duel since, a threaded mode was measured, the trials are over and no check is
         under way."""
-        if not self.prior or self.duel or self.calls < self.next_duel:
+        if not self.prior or self.duels.under_way() or self.calls < self.duels.next_at:
             return False
         if self.checking is not None or "serial" not in self.runs or any(self._on_trial(m) for m in self.modes):
             return False
         if not any(self.runs.get(m) for m in self.modes if m != "serial"):
             return False
-        return self.contest if self.confirmed is not None else self.measured_best() == "serial"
+        return self.duels.contest if self.duels.one_thread_chosen() else self.measured_best() == "serial"
 
     def _start_duel(self) -> None:
-        """One BLAS thread against the fastest threaded mode: ``DUEL_ROUNDS`` rounds of a check's
-        runs of each, one BLAS thread first (a run of it right after the library's threads does
-        not count, ``spin``, and waits out their spin as a check does)."""
-        challenger = min((m for m in self.modes if m != "serial" and self.runs.get(m)), key=self.seconds)
-        self.duel = (["serial"] * BLAS_CHECK_RUNS + [challenger] * BLAS_CHECK_RUNS) * DUEL_ROUNDS
-        self.duel_runs, self.contest = {}, False
+        """One BLAS thread against the fastest threaded mode (``Duels.start``)."""
+        self.duels.start(min((m for m in self.modes if m != "serial" and self.runs.get(m)), key=self.seconds))
 
     def _duel_mode(self) -> str:
         """The duel's next run: its next mode, but while OpenBLAS's workers still spin after a
         run on the library's threads (``spin``; a run of one BLAS thread or the rows then does not
         count) the chosen threaded mode where that is the rows (the faster wait, uncounted too)."""
-        mode = self.duel[0]
+        mode = self.duels.next_mode()
         if mode != "library" and self.spin > 0 and self.last_end - self.library_end < self.spin:
             best = self.best()
             return best if best != "library" else mode
         return mode
 
     def _end_duel(self) -> None:
-        """Judge a duel by the two modes' minima: one BLAS thread is chosen (``confirmed``) where
+        """Judge a duel by the two modes' minima (``Duels.judge``): one BLAS thread is chosen where
         it beat the challenger by ``PRIOR_MARGIN``; else the challenger, and the next duel waits
         (``DUEL_AGAIN``, doubled per duel lost in a row).  The duel's runs replace each mode's
         latest runs: taken in turn, they are the fairer comparison."""
-        challenger = next(m for m in self.duel_runs if m != "serial")
-        mine, theirs = min(self.duel_runs["serial"]), min(self.duel_runs[challenger])
-        for mode, runs in self.duel_runs.items():
+        challenger, mine, theirs, won = self.duels.judge()
+        for mode, runs in self.duels.runs.items():
             self.runs[mode] = list(runs)
-        won = mine < (1 - PRIOR_MARGIN) * theirs
-        self.verdict = (f"one BLAS thread {mine * 1e3:.4g} ms against {challenger} {theirs * 1e3:.4g} ms "
-                        f"(minima of {len(self.duel_runs['serial'])} and {len(self.duel_runs[challenger])} "
-                        f"runs in turn): {'won' if won else 'lost'} by the {PRIOR_MARGIN:.0%} margin")
         if won:
             # (what later runs are held against: the duel's median, as ``seconds`` judges them)
-            self.confirmed, self.duels_lost, self.leader = self.seconds("serial"), 0, "serial"
-            self.duels_won += 1
+            self.duels.one_thread_won(self.seconds("serial"))
+            self.leader = "serial"
             self._price_check(challenger)
         else:
-            self.duels_lost, self.duels_won = self.duels_lost + 1, 0
-            self.confirmed, self.leader = None, challenger
-        # the next duel: after ``DUEL_AGAIN`` calls, or as many as keep a duel's extra time (its
-        # runs of the slower mode over the faster's) within ``EXPLORE`` of the calls', doubled
-        # per duel in a row with the same outcome
-        count = BLAS_CHECK_RUNS * DUEL_ROUNDS
-        price = math.ceil(count * abs(mine - theirs) / (EXPLORE * min(mine, theirs)))
-        again = max(DUEL_AGAIN, price) << min(max(self.duels_lost, self.duels_won) - 1, 10)
-        self.next_duel = self.calls + min(MAX_BLAS_RECHECK, again)
-        self.duel_runs = {}
-
-    def _reopen(self) -> None:
-        """One BLAS thread chosen by a duel now runs faster than it did there by ``REOPEN_MARGIN``
-        (the median of its latest runs against the duel's): the load that slowed the duel went, and the threaded
-        modes were measured under it: a duel at once.  Slower by as much: the load changed, and
-        how it treats the threads is not known: a duel once the next is due (``DUEL_AGAIN``,
-        doubled per duel won in a row).  One BLAS thread stays chosen until it loses a duel."""
-        now = self.seconds("serial")
-        if self.confirmed is None or self.contest:
-            return
-        faster = now < (1 - REOPEN_MARGIN) * self.confirmed
-        if faster or (now > (1 + REOPEN_MARGIN) * self.confirmed and self.calls >= self.next_duel):
-            self.contest, self.reopened = True, self.reopened + 1
-            self.next_duel = min(self.next_duel, self.calls)
+            self.duels.one_thread_lost()
+            self.leader = challenger
+        self.duels.schedule_next(self.calls, mine, theirs)
 
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])
@@ -1405,21 +1461,22 @@ def _prior_text(times: BlasTimes) -> str:
             "threads are there, so the threaded modes should win; one BLAS thread is chosen only after "
             f"it beats the fastest of them by {PRIOR_MARGIN:.0%} in a duel (minima of "
             f"{DUEL_ROUNDS * BLAS_CHECK_RUNS} runs each, taken in turn)")
-    if times.duel:
-        state = f"a duel under way ({len(times.duel)} runs to go)"
-    elif times.contest:
+    duels = times.duels
+    if duels.under_way():
+        state = f"a duel under way ({len(duels.pending)} runs to go)"
+    elif duels.contest:
         state = ("one BLAS thread chosen by a duel, its later runs asking for another (due in "
-                 f"{max(0, times.next_duel - times.calls)} calls)")
-    elif times.confirmed is not None:
+                 f"{duels.calls_to_next(times.calls)} calls)")
+    elif duels.one_thread_chosen():
         state = "one BLAS thread chosen by a duel"
     elif times.measured_best() == "serial":
         state = (f"the runs alone would choose one BLAS thread; the next duel in "
-                 f"{max(0, times.next_duel - times.calls)} calls")
+                 f"{duels.calls_to_next(times.calls)} calls")
     else:
         state = "the runs choose a threaded mode"
-    reopened = (f"; one BLAS thread's choice put to a duel again {times.reopened} time(s), its runs "
-                f"{REOPEN_MARGIN:.0%} faster or slower than in the duel before" if times.reopened else "")
-    return f"{text}. {state}" + (f"; latest duel: {times.verdict}" if times.verdict else "") + reopened
+    reopened = (f"; one BLAS thread's choice put to a duel again {duels.reopened} time(s), its runs "
+                f"{REOPEN_MARGIN:.0%} faster or slower than in the duel before" if duels.reopened else "")
+    return f"{text}. {state}" + (f"; latest duel: {duels.verdict}" if duels.verdict else "") + reopened
 
 
 def team_record(key: tuple, times: RegionTimes) -> dict[str, Any]:

@@ -437,6 +437,20 @@ def close_enough(ours: Any, reference: Any) -> tuple[bool, float | None]:
     return ok, float(finite.max()) if finite.size else 0.0
 
 
+def assert_close_outputs(args: Any, positions: dict[str, int], expected: dict[str, Any],
+                         user: Any = None, where: tuple = ()) -> None:
+    """Each output of a polyfuse call (in ``args`` after it; ``positions``: output -> argument
+    position, ``output_positions``) close to NumPy's (``expected``) and, given ``user`` (the
+    arguments after a call of the user's function), to the user's function's (``close_enough``);
+    the AssertionError names ``where``, the output and the largest difference."""
+    for out, k in positions.items():
+        ok, diff = close_enough(args[k], expected[out])
+        assert ok, (*where, out, diff, "NumPy's")
+        if user is not None:
+            ok, diff = close_enough(args[k], user[k])
+            assert ok, (*where, out, diff, "the user's function's")
+
+
 def _record_failure(row: Any, stage: str, exc: Exception) -> None:
     """A row that failed in ``stage``: ERROR (a MISMATCH found earlier stays), and the reason;
     POLYFUSE_DEBUG=1 also prints the traceback."""

@@ -229,6 +229,7 @@ def int_add(a: Expr, b: Expr) -> BinOp:
 
 
 COMPONENT = {"complex64": "float32", "complex128": "float64"}  # the dtype of a complex's parts
+INT_DTYPES = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"))
 
 
 def complex_const(value: complex, dtype: str = "complex128", weak: bool = True) -> Call:
@@ -310,6 +311,11 @@ def to_python(expr: Expr) -> str:
 def _render_const(e: Const) -> str:
     if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
         return f"float({str(e.value)!r})"  # inf and nan have no literal
+    if not e.weak and e.dtype in INT_DTYPES and isinstance(e.value, int):
+        # the value in its dtype's range, as the cpu target's constant has it (np.int8(368) raises)
+        info = np.iinfo(e.dtype)
+        value = (e.value - int(info.min)) % (1 << info.bits) + int(info.min)
+        return repr(value) if e.dtype == "int64" else f"_np.{e.dtype}({value!r})"
     if not e.weak and e.dtype not in ("float64", "int64", "bool"):
         return f"_np.{e.dtype}({e.value!r})"  # a Python number would compute in float64/int
     return repr(e.value)
@@ -351,7 +357,20 @@ def _render_call(e: Call) -> str:
 
 
 def _render_cast(e: Cast) -> str:
-    return f"_np.{e.dtype}({to_python(e.operand)})"
+    operand = to_python(e.operand)
+    if e.operand.dtype in INT_DTYPES and e.dtype in INT_DTYPES and not _holds(e.dtype, e.operand.dtype):
+        # the operand may be a Python int at run time (an int argument, a size, a literal), where
+        # NumPy's constructor raises if it does not fit (np.uint8(300)): first the NumPy integer
+        # its type says, whose cast wraps as the cpu target's does (where a Python int must raise,
+        # the frontend checked it first: frontend/scalars.py range_checked)
+        return f"_np.{e.dtype}(_np.{e.operand.dtype}({operand}))"
+    return f"_np.{e.dtype}({operand})"
+
+
+def _holds(dtype: str, other: str) -> bool:
+    """Does the integer dtype ``dtype`` hold every value of ``other``?"""
+    mine, theirs = np.iinfo(dtype), np.iinfo(other)
+    return mine.min <= theirs.min and theirs.max <= mine.max
 
 
 _PY_RENDER = {

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from polyfuse.options import blas_library
+
 
 @dataclass(frozen=True)
 class Library:
@@ -42,9 +44,7 @@ class Library:
 def library() -> Library | None:
     """NumPy's bundled OpenBLAS, else SciPy's, else None (no BLAS: products run as loops).
     ``POLYFUSE_BLAS=scipy`` (or ``none``) skips NumPy's, to compare or to work around a build."""
-    choice = os.environ.get("POLYFUSE_BLAS", "numpy")
-    if choice not in ("numpy", "scipy", "none"):
-        raise ValueError(f"POLYFUSE_BLAS={choice!r}: expected 'numpy', 'scipy' or 'none'")
+    choice = blas_library()
     if choice == "none":
         return None
     return (_numpy_openblas() if choice == "numpy" else None) or _scipy_cython()

@@ -48,20 +48,22 @@ def store_each(x, v):
 
 
 @pytest.mark.parametrize("value", [np.int64(368), np.int64(-200), np.int64(5)])
-def test_an_integer_store_out_of_range_wraps_as_numba_on_cpu_and_raises_as_numpy_on_python(value):
-    numba = pytest.importorskip("numba")
-    expected = np.zeros(3, np.int8)
-    numba.njit(store_each)(expected, value)
-    got = np.zeros(3, np.int8)
-    polyfuse.kernel(store_each)(got, value)
-    np.testing.assert_array_equal(got, expected)  # docs/subset.md: the cpu target wraps, as numba's njit
-    reference = np.zeros(3, np.int8)
-    if -128 <= int(value) <= 127:
-        store_each(reference, value)
-        polyfuse.kernel(store_each, target="python")(got, value)
-        np.testing.assert_array_equal(got, reference)
-    else:
-        with pytest.raises(OverflowError):
-            store_each(reference, value)  # NumPy's scalar assignment
-        with pytest.raises(OverflowError):
-            polyfuse.kernel(store_each, target="python")(got, value)
+def test_an_integer_store_out_of_range_wraps_on_every_target(value):
+    """A NumPy integer stored into one element of a narrower dtype wraps on both targets, as
+    numba's ``njit`` stores it and NumPy's array casts give it (``np.array(v).astype(np.int8)``);
+    NumPy 2.4's own scalar assignment raises OverflowError into a signed dtype and wraps into an
+    unsigned one (docs/subset.md).  The python target wrapped a computed value but raised for an
+    argument (a Python int at run time) before its casts went through the operand's own dtype."""
+    for dtype in (np.int8, np.uint8):
+        wrapped = np.full(3, np.array(value).astype(dtype))
+        for target in ("python", "cpu"):
+            got = np.zeros(3, dtype)
+            polyfuse.kernel(store_each, target=target)(got, value)
+            np.testing.assert_array_equal(got, wrapped)
+        reference = np.zeros(3, dtype)
+        if dtype == np.int8 and not -128 <= int(value) <= 127:
+            with pytest.raises(OverflowError, match=f"Python integer {int(value)} out of bounds for int8"):
+                store_each(reference, value)  # NumPy's scalar assignment into a signed dtype
+        else:
+            store_each(reference, value)
+            np.testing.assert_array_equal(reference, wrapped)

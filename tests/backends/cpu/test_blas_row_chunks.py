@@ -929,18 +929,18 @@ def test_blas_times_prior_one_blas_thread_must_win_a_duel():
         times = BlasTimes(True, {"serial": [10e-3]}, spin=0.1, recheck_trials=True, prior=prior)
         warm, timed = _bench_replay(times, took)
         assert ("serial" not in timed and timed[-3:] == ["rows"] * 3) if prior else timed == ["serial"] * 7, timed
-    assert times.verdict.endswith("lost by the 10% margin") and times.confirmed is None
-    assert "against rows" in times.verdict and warm[8:].count("serial") == 4  # (the duel's)
+    assert times.duels.verdict.endswith("lost by the 10% margin") and times.duels.confirmed is None
+    assert "against rows" in times.duels.verdict and warm[8:].count("serial") == 4  # (the duel's)
 
     base.update(library=12e-3, rows=9e-3, serial=6e-3)  # one BLAS thread faster (a loaded machine)
     times = BlasTimes(True, {"serial": [10e-3]}, spin=0.1, recheck_trials=True, prior=True)
     warm, timed = _bench_replay(times, lambda mode, call: base[mode])
-    assert timed[2:] == ["serial"] * 5 and times.confirmed == 6e-3 and "won" in times.verdict
+    assert timed[2:] == ["serial"] * 5 and times.duels.confirmed == 6e-3 and "won" in times.duels.verdict
     record = blas_record(("blas call", 2, (1,)), times, times.latest)
     assert "chosen by a duel" in record["prior"] and record["chosen"] == "serial"
     base.update(rows=2e-3, serial=4e-3)  # the load went: one BLAS thread's runs 4 ms, under its 6
     _, timed = _bench_replay(times, lambda mode, call: base[mode], timed=40)
-    assert times.confirmed is None and times.reopened == 1 and timed[-10:] == ["rows"] * 10
+    assert times.duels.confirmed is None and times.duels.reopened == 1 and timed[-10:] == ["rows"] * 10
     assert "put to a duel again 1 time" in blas_record(("blas call", 2, (1,)), times, times.latest)["prior"]
 
 

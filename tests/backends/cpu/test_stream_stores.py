@@ -206,6 +206,7 @@ def test_the_streaming_twin_is_made_when_a_call_first_may_stream(streaming, monk
     (plain, twin), = backend.artifact.streamed
     _checked_calls(triad, [small])
     assert plain in backend.generated and twin not in backend.generated
+    assert list(backend.stream_sizes.values()) == [False]  # (the small sizes' bytes summed once)
     _checked_calls(triad, [(3.0, np.full(203, -1.0), rng.random(203), rng.random(203)), small])
     assert twin in backend.generated  # (and the plain function forwards to it)
     loaded = polyfuse.kernel(_triad).compile(*small)
