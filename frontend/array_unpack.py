@@ -1,5 +1,5 @@
 """Unpacking an array value into names (part of ``frontend.arrays``' lowering), and
-``X, Y = np.meshgrid(x, y)`` and ``gy, gx = np.gradient(F)``.
+``X, Y = np.meshgrid(x, y)``.
 
 ``dx, dy = pos[i] - pos[i - 1]`` binds each name to one element along the first axis, as
 Python's iteration of the array does: from a 1-d value each name is a scalar local (a NumPy
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 
-from .array_formulas import gradient
 from .arrays import Lowering, View, VType, _is_numpy_call, assign_like, const, scalar
 from .source import walk
 
@@ -34,12 +33,6 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
         bound: list[ast.stmt] = []
         for name, grid in zip(names, grids):
             bound += lw.bind_name(assign_like(name, stmt.value, stmt), name, grid)
-        return bound
-    grads = _gradients(lw, stmt.value, names)
-    if grads is not None:
-        bound = []
-        for name, grad in zip(names, grads):
-            bound += lw.bind_name(assign_like(name, stmt.value, stmt), name, grad)
         return bound
     value = lw.value(stmt.value)
     if value.rank == 0 and value.vtype.dtype == "unknown":
@@ -99,31 +92,6 @@ def _meshgrid(lw: Lowering, value: ast.expr) -> list[View] | None:
     shape = tuple(inputs[axes.index(d)].extents[0] for d in range(len(inputs)))
     lw.changed = True
     return [_spread(shape, v, axis) for v, axis in zip(inputs, axes)]
-
-
-def _gradients(lw: Lowering, value: ast.expr, names: list[str]) -> list[View] | None:
-    """``gy, gx = np.gradient(F)`` (``np.gradient(F, h)``, ``np.gradient(F, hy, hx)``, with
-    ``edge_order=``) of a k-d ``F``, k > 1 names: NumPy's list of the derivatives along each axis,
-    each ``np.gradient(F, h_d, axis=d)`` (one spacing for all axes, or one per axis); None for any
-    other value (``F`` reading a name bound here: refused, as each derivative reads it)."""
-    if not _is_numpy_call(value, "gradient", lw.globals) or not value.args \
-            or any(kw.arg != "edge_order" for kw in value.keywords) or len(names) < 2:
-        return None
-    f = lw.value(value.args[0])
-    spacings = value.args[1:]
-    if f.rank != len(names) or len(spacings) not in (0, 1, f.rank):
-        return None
-    if {n.id for n in walk(value) if isinstance(n, ast.Name)} & set(names):
-        raise lw.error(value, "np.gradient() unpacked into a name its arguments read", "np.gradient")
-    grads = []
-    for d in range(f.rank):
-        h = [] if not spacings else [spacings[d if len(spacings) > 1 else 0]]
-        call = ast.Call(value.func, [value.args[0], *h], [*value.keywords, ast.keyword("axis", ast.Constant(d))])
-        grad = gradient(lw, ast.copy_location(call, value))
-        if grad is None:
-            return None
-        grads.append(grad)
-    return grads
 
 
 def _spread(shape: tuple, v: View, axis: int) -> View:

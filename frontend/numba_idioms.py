@@ -17,8 +17,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   the display of the indices.
 - ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
   computes it.
-- ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
-  ``np.gradient(f, axis=d)`` per name.
+- ``gy, gx = np.gradient(f)`` (one name per axis of an array argument; one spacing, or one per
+  axis) is one ``np.gradient(f, axis=d)`` per name.
 - ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
   statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
 - ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
@@ -305,11 +305,12 @@ class _Idioms(ast.NodeTransformer):
 
     def _gradients(self, node: ast.Assign) -> list[ast.stmt] | None:
         """``gy, gx = np.gradient(f)`` (``f`` an array argument of that rank the body never binds
-        again; at most one spacing, no ``axis=``): ``gy = np.gradient(f, axis=0)``, ``gx =
-        np.gradient(f, axis=1)``, NumPy's arrays one per axis; None for anything else."""
+        again; one spacing for all axes or, np45, one per axis, no ``axis=``): ``gy =
+        np.gradient(f, axis=0)``, ``gx = np.gradient(f, axis=1)`` (``np.gradient(f, hy, axis=0)``
+        ...), NumPy's arrays one per axis; None for anything else."""
         call, target = node.value, node.targets[0]
         if not (len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and isinstance(call, ast.Call)
-                and self._np_call(call, "gradient") and 1 <= len(call.args) <= 2
+                and self._np_call(call, "gradient") and len(call.args) in (1, 2, 1 + len(target.elts))
                 and all(k.arg == "edge_order" for k in call.keywords)
                 and all(isinstance(t, ast.Name) for t in target.elts)):
             return None
@@ -323,7 +324,8 @@ class _Idioms(ast.NodeTransformer):
             return None
         out: list[ast.stmt] = []
         for d, name in enumerate(target.elts):
-            one = ast.Call(call.func, [self.rw.copy(a) for a in call.args],
+            spacing = call.args[1:] if len(call.args) <= 2 else [call.args[1 + d]]
+            one = ast.Call(call.func, [self.rw.copy(a) for a in [f, *spacing]],
                            [*(ast.keyword(k.arg, self.rw.copy(k.value)) for k in call.keywords),
                             ast.keyword("axis", ast.Constant(d))])
             assign = ast.Assign([ast.Name(name.id, ast.Store())], one)  # type: ignore[attr-defined]
