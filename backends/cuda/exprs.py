@@ -279,10 +279,10 @@ def _logaddexp2(x, y):
     if x == y:
         return x + 1.0
     t = x - y
-    if t > 0:
-        return x + 1.4426950408889634 * _math.log1p(_exp2(-t))
+    if t > 0:  # (a gap past 1100: exp2 is 0 there, which _exp2's pow of 2.0 + x - x is not for huge x)
+        return x + (1.4426950408889634 * _math.log1p(_exp2(-t)) if t < 1100.0 else 0.0)
     if t <= 0:
-        return y + 1.4426950408889634 * _math.log1p(_exp2(t))
+        return y + (1.4426950408889634 * _math.log1p(_exp2(t)) if t > -1100.0 else 0.0)
     return t
 ''',
 })
