@@ -5957,7 +5957,7 @@ class _Factored:
 
 #: binary ufuncs whose ``reduce`` NumPy computes as one left fold in index order (no identity, no
 #: pairwise summation): ``np.logaddexp.reduce(x)`` (arrays.ufunc_fold)
-_FOLDED_UFUNCS = frozenset(("logaddexp", "hypot", "fmax", "fmin", "subtract", "divide", "true_divide"))
+_FOLDED_UFUNCS = frozenset(("logaddexp", "logaddexp2", "hypot", "fmax", "fmin", "subtract", "divide", "true_divide"))
 
 
 def _folded_dtype(ufunc: str, vtype: VType) -> str | None:

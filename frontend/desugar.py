@@ -990,6 +990,10 @@ class BuiltinHelpers(ast.NodeTransformer):
             return None if first is None or _axis(_keyword(node, "axis", 1, None)) is ... else first - 1
         if attr in ("linspace", "arange"):
             return 1
+        if attr in ("array", "asarray") and len(node.args) == 1 and keywords <= {"dtype"} \
+                and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts \
+                and all(self._array_rank(e) == 0 for e in node.args[0].elts):
+            return 1  # np.array([3.0, 2.0, 1.0]): a list of numbers
         if attr in ("argmax", "argmin") and first is not None and keywords <= {"axis", "keepdims"} \
                 and len(node.args) <= 2:
             axis = _axis(_keyword(node, "axis", 1, ast.Constant(None)))

@@ -17,8 +17,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   the display of the indices.
 - ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
   computes it.
-- ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
-  ``np.gradient(f, axis=d)`` per name.
+- ``gy, gx = np.gradient(f)`` (one name per axis of an array argument; one spacing, or one per
+  axis) is one ``np.gradient(f, axis=d)`` per name.
 - ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
   statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
 - ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
@@ -62,6 +62,11 @@ from .types import INTS
 
 _UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")  # NumPy's order of the results
 
+
+
+#: the NumPy functions of ``_vector_arithmetic``'s weights (elementwise, one array in, one out)
+_VECTOR_UFUNCS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "log1p", "expm1", "square", "sin", "cos",
+                            "tanh", "negative"))
 
 class Rewriter(Protocol):
     """What these rewrites use of frontend.rewrite's Rewriter (which imports this module)."""
@@ -300,11 +305,12 @@ class _Idioms(ast.NodeTransformer):
 
     def _gradients(self, node: ast.Assign) -> list[ast.stmt] | None:
         """``gy, gx = np.gradient(f)`` (``f`` an array argument of that rank the body never binds
-        again; at most one spacing, no ``axis=``): ``gy = np.gradient(f, axis=0)``, ``gx =
-        np.gradient(f, axis=1)``, NumPy's arrays one per axis; None for anything else."""
+        again; one spacing for all axes or, np45, one per axis, no ``axis=``): ``gy =
+        np.gradient(f, axis=0)``, ``gx = np.gradient(f, axis=1)`` (``np.gradient(f, hy, axis=0)``
+        ...), NumPy's arrays one per axis; None for anything else."""
         call, target = node.value, node.targets[0]
         if not (len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and isinstance(call, ast.Call)
-                and self._np_call(call, "gradient") and 1 <= len(call.args) <= 2
+                and self._np_call(call, "gradient") and len(call.args) in (1, 2, 1 + len(target.elts))
                 and all(k.arg == "edge_order" for k in call.keywords)
                 and all(isinstance(t, ast.Name) for t in target.elts)):
             return None
@@ -318,7 +324,8 @@ class _Idioms(ast.NodeTransformer):
             return None
         out: list[ast.stmt] = []
         for d, name in enumerate(target.elts):
-            one = ast.Call(call.func, [self.rw.copy(a) for a in call.args],
+            spacing = call.args[1:] if len(call.args) <= 2 else [call.args[1 + d]]
+            one = ast.Call(call.func, [self.rw.copy(a) for a in [f, *spacing]],
                            [*(ast.keyword(k.arg, self.rw.copy(k.value)) for k in call.keywords),
                             ast.keyword("axis", ast.Constant(d))])
             assign = ast.Assign([ast.Name(name.id, ast.Store())], one)  # type: ignore[attr-defined]
@@ -446,13 +453,19 @@ class _Idioms(ast.NodeTransformer):
             weights = None
         least = 0 if minlength is None else int_constant(minlength)
         if not (isinstance(inv, ast.Name) and inv.id in self.inverses) or least != 0 \
-                or weights is not None and not (isinstance(weights, ast.Name) and self.rw.ranks.get(weights.id) == 1):
+                or weights is not None and not (isinstance(weights, ast.Name) and self.rw.ranks.get(weights.id) == 1
+                                                or self._vector_arithmetic(weights)):
             return None
         np_, uk, r = self.rw.numpy_alias(), self.inverses[inv.id], node.targets[0].id
         span = self.rw.source.span(node)
+        text = ""
+        if weights is not None and not isinstance(weights, ast.Name):  # weights=vals * vals: evaluated first
+            bound = self.rw.fresh("weights")
+            text = f"{bound} = {ast.unparse(weights)}\n"
+            weights = ast.Name(bound, ast.Load())
         empty = (f"{span.filename}:{span.line}: np.bincount() with weights of an empty array: NumPy returns an "
                  "int64 array there, the compiled kernel a float64 one")
-        text = f"{r} = {np_}.zeros({uk}.shape[0], dtype={np_}.{'float64' if weights is not None else 'int64'})\n"
+        text += f"{r} = {np_}.zeros({uk}.shape[0], dtype={np_}.{'float64' if weights is not None else 'int64'})\n"
         if weights is not None:
             text += (f"if {weights.id}.shape[0] != {inv.id}.shape[0]:\n"
                      f"    raise ValueError(\"The weights and list don't have the same length.\")\n"
@@ -469,6 +482,32 @@ class _Idioms(ast.NodeTransformer):
             new = self.visit(stmt)  # (the length check: NumPy's ValueError where it runs)
             out.extend(new if isinstance(new, list) else [new])
         return out
+
+    def _vector_arithmetic(self, node: ast.expr) -> bool:
+        """Whether ``node`` is arithmetic (``+ - * / **``, unary ``-``, ``_VECTOR_UFUNCS``) of
+        numbers and array arguments, all 1-d, at least one: a 1-d array (``vals * vals``)."""
+        arrays = 0
+        funcs = {id(n.func) for n in walk(node) if isinstance(n, ast.Call)}
+        for n in walk(node):
+            if isinstance(n, ast.Attribute) and id(n) not in funcs:
+                return False
+            if isinstance(n, ast.Name):
+                if self.rw.ranks.get(n.id) == 1:
+                    arrays += 1
+                elif n.id not in self.rw.scalar_kinds and module_of(n, self.rw.globals) != "np":
+                    return False
+            elif isinstance(n, ast.Call):
+                if not (isinstance(n.func, ast.Attribute) and n.func.attr in _VECTOR_UFUNCS and not n.keywords
+                        and module_of(n.func.value, self.rw.globals) == "np"):
+                    return False
+            elif not isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Attribute, ast.operator,
+                                    ast.unaryop, ast.expr_context)) \
+                    or isinstance(n, ast.BinOp) and not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div,
+                                                                         ast.Pow)) \
+                    or isinstance(n, ast.UnaryOp) and not isinstance(n.op, (ast.USub, ast.UAdd)) \
+                    or isinstance(n, ast.Constant) and type(n.value) not in (int, float):
+                return False
+        return arrays > 0
 
     def _in_place(self, call: ast.expr) -> ast.Name | None:
         """``x`` of ``np.nan_to_num(x, copy=False, ...)``, a name that is not a scalar argument;

@@ -316,7 +316,9 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) ->
     for k, stmt in enumerate(stmts):
         map_blocks(stmt, lambda inner: _block(rw, inner, facts, uniques))
         if uniques:
-            unique = _unique_uses(rw, stmt, facts, stmts[k + 1:])
+            rest = stmts[k + 1:]
+            unique = _unique_uses(rw, stmt, facts, rest)
+            stmts[k + 1:] = rest  # (with the returned items it bound to names)
             out.extend([stmt] if unique is None else unique)
             continue
         chosen = _selection(rw, stmt, facts, bound_here, stmts[k + 1:])
@@ -392,25 +394,44 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     element, ``a[e]`` otherwise the element checked against the count (an IndexError past it),
     ``return a`` (or an item of the returned tuple) the prefix ``a[:count]``, ``a.sum()`` (``prod``,
     ``max``, ``min``, ``mean``; ``np.sum(a)`` & co.) the reduction of the prefix.  An elementwise
-    expression of such arrays and scalars (``+ - * /``, unary ``-``, ``_SIZED_UFUNCS``; the
-    reductions and lengths above are scalars) bound to a name once at the top level (``freq = c
-    / c.sum()``) is computed over the whole buffers (no operation there raises or traps, whatever
-    the elements past the count hold) and is such an array in turn.  Any other use of ``a`` is
-    refused at the allocation (``return c / c.sum()``: bind it to a name first)."""
+    expression of such arrays and scalars (``+ - * /``, unary ``-``, ``**`` of a float or
+    non-negative integer constant, ``_SIZED_UFUNCS``; the reductions and lengths above are
+    scalars) bound to a name once at the top level (``freq = c / c.sum()``) is computed over the
+    whole buffers (no operation there raises or traps, whatever the elements past the count hold)
+    and is such an array in turn; its operands may be allocated or bound after the array whose uses
+    are checked (``mean = sums / counts``, both allocated before); an item of a return at the top
+    level is bound to a name first (``return u, sums / counts``; ``_returned_named``).  Any other
+    use of ``a`` is refused at the allocation."""
     sized: set[str] = set()
     scalar = _Scalars(rw, facts, sized, count)
     derived: set[int] = set()  # the assignments a use took as elementwise arithmetic of the arrays
+
+    def allocation(stmt: ast.stmt) -> bool:
+        return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np" \
+            and bool(stmt.value.args) and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == count
+    # the arrays of the length, presumed (each is checked below, any failure refuses the kernel):
+    # an array's uses may combine it with one allocated or derived after it (sums / counts)
+    presumed: set[str] = set()
+    hoisted: list[ast.stmt] = []
+    for stmt in later:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and (allocation(stmt) or _sized_elementwise(stmt.value, presumed, scalar)):
+            presumed.add(stmt.targets[0].id)
+        elif isinstance(stmt, ast.Return) and stmt.value is not None:  # return u, sums / counts: bound first
+            hoisted.extend(_returned_named(rw, stmt, facts, presumed, scalar))
+        hoisted.append(stmt)
+    later[:] = hoisted
     for k, stmt in enumerate(later):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             continue
-        allocated = isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
-            and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np" \
-            and stmt.value.args and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == count
+        allocated = allocation(stmt)
         if not allocated and id(stmt) not in derived:  # (taken before the rewrites: c.sum() is c's prefix's)
             continue
         name = stmt.targets[0].id
         rest = later[k + 1:]
-        uses = _SizedUses(name, sized | {name}, scalar)
+        uses = _SizedUses(name, sized | presumed | {name}, scalar)
         for s in rest:
             uses.visit(s)
         derived.update(uses.derived)
@@ -461,6 +482,36 @@ class _Scalars:
         return False
 
 
+def _returned_named(rw: Rewriter, stmt: ast.Return, facts: _Facts, presumed: set[str],
+                    scalar: _Scalars) -> list[ast.stmt]:
+    """The items of ``stmt``'s value that are elementwise arithmetic of arrays named in
+    ``presumed`` (``return u, sums / counts``) bound each to a fresh name first, in order (the
+    items before them names, constants or slices of names: nothing evaluated out of its order),
+    the item made
+    that name; the assignments (added to ``presumed`` and ``facts``)."""
+    assert stmt.value is not None
+    items = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+    made: list[ast.stmt] = []
+    for pos, item in enumerate(items):
+        if isinstance(item, (ast.Name, ast.Constant)) or isinstance(item, ast.Subscript) \
+                and isinstance(item.value, ast.Name) and isinstance(item.slice, ast.Slice):
+            continue  # (u[:count]: a slice never raises)
+        if not _sized_elementwise(item, presumed, scalar):
+            break
+        name = rw.fresh("grouped")
+        bind = ast.copy_location(ast.Assign([rw.placed(ast.Name(name, ast.Store()), item)], item), stmt)
+        rw.mark(bind, rw.origin(stmt))
+        use = rw.placed(ast.Name(name, ast.Load()), item)
+        if isinstance(stmt.value, ast.Tuple):
+            stmt.value.elts[pos] = use
+        else:
+            stmt.value = use
+        facts.bindings[name], facts.counts[name], facts.loads[name] = item, 1, 1
+        presumed.add(name)
+        made.append(bind)
+    return made
+
+
 def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> bool:
     """Whether ``node`` is elementwise arithmetic of arrays named in ``sized`` (at least one) and
     scalars (``_sized_allocations``)."""
@@ -472,6 +523,9 @@ def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> boo
             return None if left is None or right is None else left + right
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
             return reads(n.operand)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant) \
+                and (type(n.right.value) is float or type(n.right.value) is int and n.right.value >= 0):
+            return reads(n.left)  # (no negative integer power: it raises for an integer base)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SIZED_UFUNCS \
                 and isinstance(n.func.value, ast.Name) and n.func.value.id in ("np", "numpy") and n.args \
                 and not n.keywords:

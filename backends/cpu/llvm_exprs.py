@@ -369,6 +369,19 @@ class ExprEmitter(VectorMath):
         ln2 = ll.Constant(x.type, math.log(2.0))
         return b.select(b.fcmp_ordered("==", x, y), b.fadd(x, ln2), value)
 
+    def np_logaddexp2(self, args, kind):
+        """numpy's npy_logaddexp2: x == y gives x + 1 (also for infinities), otherwise the larger
+        plus log2(e) * log1p(exp2(-|x - y|)), libm's exp2 and log1p as npy_math calls them; NaN
+        propagates."""
+        x, y = args
+        b, zero = self.b, ll.Constant(x.type, 0.0)
+        tmp = b.fsub(x, y)
+        log2e = ll.Constant(x.type, 1.4426950408889634)  # NPY_LOG2E (its float32 rounding: the same)
+        right = b.fadd(x, b.fmul(log2e, self.libm("log1p", [self.libm("exp2", [b.fneg(tmp)])])))
+        left = b.fadd(y, b.fmul(log2e, self.libm("log1p", [self.libm("exp2", [tmp])])))
+        value = b.select(b.fcmp_ordered(">", tmp, zero), right, b.select(b.fcmp_ordered("<=", tmp, zero), left, tmp))
+        return b.select(b.fcmp_ordered("==", x, y), b.fadd(x, ll.Constant(x.type, 1.0)), value)
+
     def np_maximum(self, args, kind):
         """numpy ``maximum``: NaN propagates; otherwise ``a if a > b else b`` (numpy's AVX-512
         loop, as measured: ties, e.g. 0.0 and -0.0, give the second value)."""
@@ -691,5 +704,5 @@ _SCALAR_RULES = {
     "maximum": ExprEmitter.np_maximum, "minimum": ExprEmitter.np_minimum, "fmax": ExprEmitter.np_fmax,
     "fmin": ExprEmitter.np_fmin, "sign": ExprEmitter.np_sign, "isnan": ExprEmitter.np_isnan,
     "isinf": ExprEmitter.np_isinf, "isfinite": ExprEmitter.np_isfinite, "fmod": ExprEmitter.np_fmod,
-    "logaddexp": ExprEmitter.np_logaddexp,
+    "logaddexp": ExprEmitter.np_logaddexp, "logaddexp2": ExprEmitter.np_logaddexp2,
 }

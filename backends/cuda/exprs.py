@@ -272,11 +272,25 @@ def _logaddexp(x, y):
         return y + _math.log1p(_math.exp(t))
     return t
 ''',
+    "_logaddexp2": '''
+@_cuda.jit(device=True)
+def _logaddexp2(x, y):
+    """numpy's npy_logaddexp2."""
+    if x == y:
+        return x + 1.0
+    t = x - y
+    if t > 0:  # (a gap past 1100: exp2 is 0 there, which _exp2's pow of 2.0 + x - x is not for huge x)
+        return x + (1.4426950408889634 * _math.log1p(_exp2(-t)) if t < 1100.0 else 0.0)
+    if t <= 0:
+        return y + (1.4426950408889634 * _math.log1p(_exp2(t)) if t > -1100.0 else 0.0)
+    return t
+''',
 })
-_HELPER_DEPS = {"_ffloordiv": ("_ffloor",), "_frint": ("_ffloor",)}
+_HELPER_DEPS = {"_ffloordiv": ("_ffloor",), "_frint": ("_ffloor",), "_logaddexp2": ("_exp2",)}
 _CALL_HELPERS = {"floor": "_ffloor", "ceil": "_fceil", "trunc": "_ftrunc", "rint": "_frint", "exp2": "_exp2",
                  "cbrt": "_cbrt", "maximum": "_npmaximum", "minimum": "_npminimum", "fmax": "_npfmax",
-                 "fmin": "_npfmin", "sign": "_npsign", "logaddexp": "_logaddexp"}
+                 "fmin": "_npfmin", "sign": "_npsign", "logaddexp": "_logaddexp",
+                 "logaddexp2": "_logaddexp2"}
 
 
 def helper_source(names: set[str]) -> str:

@@ -21,6 +21,7 @@ NP_NAMES = {
     "atanh": "atanh", "arctan2": "atan2", "atan2": "atan2", "hypot": "hypot", "copysign": "copysign",
     "fmod": "fmod", "cbrt": "cbrt", "maximum": "maximum", "minimum": "minimum", "fmax": "fmax",
     "fmin": "fmin", "sign": "sign", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "logaddexp": "logaddexp",
+    "logaddexp2": "logaddexp2",
 }
 
 # math spelling -> canonical name
@@ -35,7 +36,7 @@ MATH_NAMES = {
 }
 
 BINARY = frozenset({"pow", "atan2", "hypot", "copysign", "fmod", "maximum", "minimum", "fmax", "fmin",
-                    "logaddexp"})
+                    "logaddexp", "logaddexp2"})
 PREDICATES = frozenset({"isnan", "isinf", "isfinite"})
 
 # canonical names the C library provides (the LLVM backend calls these, or an LLVM intrinsic)

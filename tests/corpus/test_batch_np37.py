@@ -3,7 +3,8 @@ finance, signal and image code, written before looking at what is supported) and
 (batch_np39: scikit-learn-style estimators, images, signals, finance, physics; batch_np39b: the
 dtype and scalar-type corners of such code) and np41's (batch_np41: group-bys, ML, image, signal,
 finance, geometry, numerics, dtype corners; batch_np41b, NumPy's semantic traps, is left to
-``batch_report.py``: the suite's time; of np43's batch_np43, only the kernels still refused) against the
+``batch_report.py``: the suite's time; of np43's batch_np43, only the kernels still refused; of
+np45's batch_np45, three of the kernels it fixed) against the
 undecorated functions: each kernel compiled once and called on two inputs; the refused ones
 must raise UnsupportedError naming the user's file:line and construct.  The subject is the
 front end, so the kernels run on the python backend in program order (fuse='none': the loop
@@ -30,6 +31,7 @@ import batch_np39  # noqa: E402
 import batch_np39b  # noqa: E402
 import batch_np41  # noqa: E402
 import batch_np43  # noqa: E402
+import batch_np45  # noqa: E402
 from test_corpus import _copy, assert_same  # noqa: E402
 
 #: kernels polyfuse refuses, with the words of the refusal (the construct, at the user's line)
@@ -38,12 +40,10 @@ REFUSED = {
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
-    # np41's: arrays of np.unique's length (np.bincount of its inverse) divided elementwise in the
-    # return (bound to a name first, since np43, they are arrays of that length in turn) and
-    # fancy-indexed, NumPy's introselect order (hist_equalize's max() of an np.int64 and a Python
+    # np41's: arrays of np.unique's length (np.bincount of its inverse) fancy-indexed (divided
+    # elementwise in the return, groupby_mean_unique, since np45), NumPy's introselect order (hist_equalize's max() of an np.int64 and a Python
     # int compiles since np42: both picks give one dtype; threshold_otsu_like's fg.size of a
     # selection by img > t, t = img.mean(), two statements later since np43: the mask's rank told)
-    "groupby_mean_unique": "'sums' is used otherwise or bound again",
     "value_counts_sorted": "an array of np.unique's length is supported where",
     "argpartition_topk": "argpartition() is not supported",
     # np43's (the batch's other kernels: batch_report.py; its fixes: tests/frontend/test_np43_forms.py):
@@ -52,6 +52,12 @@ REFUSED = {
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b, batch_np41) for c in m.CASES]
 CASES += [("batch_np43", c) for c in batch_np43.CASES if c.name in REFUSED]  # the rest: the suite's time
+#: np45's fixes (the rest of the batch: batch_report.py; np.logaddexp2: tests/frontend/test_scalar_functions.py
+#: and test_np43_forms.py): a group-by's variance from np.bincount sums of an arithmetic of the
+#: weights, each array of np.unique's length combined with ones allocated after it; np.digitize of
+#: a local np.array([...]) of bins; gy, gx = np.gradient(F, hy, hx)
+NP45 = ("groupby_std", "digitize_right_decreasing", "gradient_2d_axes")
+CASES += [("batch_np45", c) for c in batch_np45.CASES if c.name in NP45]
 
 
 @pytest.mark.parametrize("module, case", CASES, ids=[f"{m}.{c.name}" for m, c in CASES])

@@ -1,5 +1,5 @@
 """np43's forms (tests/corpus/batch_np43.py's refusals and crash, made general): the ufuncs
-whose ``reduce`` is one left fold in index order (np.logaddexp.reduce, np.hypot, np.subtract,
+whose ``reduce`` is one left fold in index order (np.logaddexp.reduce, np.logaddexp2 since np45, np.hypot, np.subtract,
 np.divide, np.fmax/fmin; from the identity where the ufunc has one), a reshape to sizes that are
 arithmetic of an argument's extents; each kernel (python backend: the subject is the front end)
 against the undecorated function, values, dtypes and the Python type of returned numbers."""
@@ -22,7 +22,8 @@ def _same(got, expected):
 
 def folds(x, A, b):
     return (np.logaddexp.reduce(x), np.hypot.reduce(x[::-1]), np.logaddexp.reduce(A, axis=1),
-            np.subtract.reduce(A, axis=0), np.fmax.reduce(A, -1), np.subtract.reduce(b), np.divide.reduce(b))
+            np.subtract.reduce(A, axis=0), np.fmax.reduce(A, -1), np.subtract.reduce(b), np.divide.reduce(b),
+            np.logaddexp2.reduce(x), np.logaddexp2.reduce(A, axis=0))
 
 
 @pytest.mark.parametrize("n", [0, 1, 6])
@@ -46,11 +47,11 @@ def test_ufunc_reduce_without_identity_of_an_empty_axis_is_a_value_error():
 
 
 def fold_refused(x):
-    return np.logaddexp2.reduce(x)
+    return np.copysign.reduce(x)
 
 
 def test_other_ufunc_reduce_names_the_folds_supported():
-    with pytest.raises(polyfuse.UnsupportedError, match="np.logaddexp, np.subtract"):
+    with pytest.raises(polyfuse.UnsupportedError, match="np.logaddexp2, np.subtract"):
         polyfuse.kernel(fold_refused, target="python")(np.ones(3))
 
 

@@ -98,7 +98,7 @@ UNARY = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fa
          "arcsinh", "arccosh", "arctanh", "cbrt", "sign", "abs", "absolute", "negative", "square",
          "reciprocal", "deg2rad", "rad2deg", "radians", "degrees", "positive"]
 BINARY = ["maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "power", "copysign", "fmod",
-          "logaddexp"]
+          "logaddexp", "logaddexp2"]
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])

@@ -116,6 +116,23 @@ def test_numpy_power_of_integers_is_an_integer_power():
             assert namespace["run"](base, exponent) == np.power(np.int64(base), np.int64(exponent))
 
 
+def test_logaddexp2_helper_is_numpys_at_special_values():
+    """np45's ``_logaddexp2`` (npy_logaddexp2: ``x + 1`` for equal values, infinities included;
+    NaN propagates), rendered and run by numba's CPU jit."""
+    numba = pytest.importorskip("numba")
+    a, b = ir.Var("a", "float64", True), ir.Var("b", "float64", True)
+    renderer = ExprRenderer(set(), set())
+    text = renderer.render(ir.Call("logaddexp2", (a, b), "float64", lib="np"))
+    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
+    namespace: dict = {"_nb": numba, "_math": math}
+    exec(source + f"\n@_nb.njit\ndef run(a, b):\n    return {text}\n", namespace)  # noqa: S102
+    values = [np.inf, -np.inf, np.nan, 0.0, -0.0, 3.0, -2.5, 1e308, -1e308, 1100.0, -1099.5]
+    for x in values:
+        for y in values:
+            with np.errstate(all="ignore"):
+                np.testing.assert_allclose(namespace["run"](x, y), np.logaddexp2(x, y), rtol=4e-16)
+
+
 def quotients(x, y, out):
     for i in range(x.shape[0]):
         out[i, 0] = 2.0 / (x[i] % y[i])                      # a zero remainder: inf, not ZeroDivisionError
