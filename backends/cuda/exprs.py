@@ -173,7 +173,13 @@ def _frint(x):
     "_exp2": '''
 @_cuda.jit(device=True)
 def _exp2(x):
-    return _math.pow(2.0 + x - x, x)
+    """2 ** x as np.exp2: 0 below -1100 and -inf, inf above 1100 and inf, NaN kept (pow(2.0 + x - x, x)
+    was NaN at infinities and pow(0, x) for |x| >= 2**53, where x + 2.0 - x loses the 2)."""
+    if x < -1100.0:
+        return 0.0
+    if x > 1100.0:
+        return _INF
+    return _math.pow(2.0, x)
 ''',
     "_cbrt": '''
 @_cuda.jit(device=True)
@@ -279,10 +285,10 @@ def _logaddexp2(x, y):
     if x == y:
         return x + 1.0
     t = x - y
-    if t > 0:  # (a gap past 1100: exp2 is 0 there, which _exp2's pow of 2.0 + x - x is not for huge x)
-        return x + (1.4426950408889634 * _math.log1p(_exp2(-t)) if t < 1100.0 else 0.0)
+    if t > 0:
+        return x + 1.4426950408889634 * _math.log1p(_exp2(-t))
     if t <= 0:
-        return y + (1.4426950408889634 * _math.log1p(_exp2(t)) if t > -1100.0 else 0.0)
+        return y + 1.4426950408889634 * _math.log1p(_exp2(t))
     return t
 ''',
 })

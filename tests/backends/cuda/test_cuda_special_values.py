@@ -124,13 +124,27 @@ def test_logaddexp2_helper_is_numpys_at_special_values():
     renderer = ExprRenderer(set(), set())
     text = renderer.render(ir.Call("logaddexp2", (a, b), "float64", lib="np"))
     source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
-    namespace: dict = {"_nb": numba, "_math": math}
+    namespace: dict = {"_nb": numba, "_math": math, "_INF": math.inf}
     exec(source + f"\n@_nb.njit\ndef run(a, b):\n    return {text}\n", namespace)  # noqa: S102
     values = [np.inf, -np.inf, np.nan, 0.0, -0.0, 3.0, -2.5, 1e308, -1e308, 1100.0, -1099.5]
     for x in values:
         for y in values:
             with np.errstate(all="ignore"):
                 np.testing.assert_allclose(namespace["run"](x, y), np.logaddexp2(x, y), rtol=4e-16)
+
+
+def test_exp2_helper_is_numpys_at_special_values():
+    """``_exp2`` at infinities, NaN and past 2**53 (pow(2.0 + x - x, x) gave NaN at -inf and inf,
+    and pow(0, x) where x + 2.0 - x lost the 2), rendered and run by numba's CPU jit."""
+    numba = pytest.importorskip("numba")
+    renderer = ExprRenderer(set(), set())
+    text = renderer.render(ir.Call("exp2", (ir.Var("a", "float64", True),), "float64", lib="np"))
+    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
+    namespace: dict = {"_nb": numba, "_math": math, "_INF": math.inf}
+    exec(source + f"\n@_nb.njit\ndef run(a):\n    return {text}\n", namespace)  # noqa: S102
+    for x in [np.inf, -np.inf, np.nan, 0.0, -0.0, 3.0, -2.5, 1023.5, -1074.0, -1100.5, 1e16, -1e16, 1e308, -1e308]:
+        with np.errstate(all="ignore"):
+            np.testing.assert_allclose(namespace["run"](x), np.exp2(x), rtol=4e-16)
 
 
 def quotients(x, y, out):
