@@ -517,7 +517,7 @@ def _float_store_checks(value: ir.Expr, dtype: str, where: str) -> list[ir.Expr]
 
     inf, edge = math.inf, float(2**63)
     top = float(2**64) if dtype == "uint64" else edge  # (uint64 takes a Python int up to 2**64)
-    checks = [_flag(ir.Compare("!=", v, v), "ValueError", f"cannot convert float NaN to integer{where}"),
+    checks: list[ir.Expr] = [_flag(ir.Compare("!=", v, v), "ValueError", f"cannot convert float NaN to integer{where}"),
               _flag(ir.BoolOp("or", (cmp("==", inf), cmp("==", -inf))), "OverflowError",
                     f"cannot convert float infinity to integer{where}"),
               _flag(ir.BoolOp("or", (ir.BoolOp("and", (cmp(">=", top), cmp("<", inf))),
