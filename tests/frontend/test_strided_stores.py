@@ -84,3 +84,6 @@ def test_a_scalar_stored_into_an_element_raises_where_numpy_raises(target):
     cases += [(store_while, kept, np.zeros(3, np.int8), np.int64(v)) for v in (368, 5)]
     for fn, kernel, y, v in cases:
         assert _outcome(kernel, y, v) == _outcome(fn, y, v), (fn.__name__, y.dtype, v)
+    with pytest.raises(OverflowError) as info:  # NumPy's message, then where the store is written
+        element(np.zeros(3, np.int8), np.int64(368))
+    assert "out of bounds for int8" in str(info.value) and "x[i] = v" in str(info.value)
