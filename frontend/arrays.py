@@ -323,6 +323,10 @@ class LoweredArrays:
     computed: tuple[tuple[str, str], ...] = ()  # sizes the call computes from Python source: name, source
     # per assumption, the weaker condition NumPy accepts (both slices empty), None where the same
     numpy_accepts: tuple[ast.expr | None, ...] = ()
+    # the element assignments the user wrote (``y[i] = v`` of one scalar), which NumPy checks
+    # as it converts the scalar; the element stores this lowering writes for an array
+    # statement (``y[:] = x``) are casts, which wrap (frontend.scalars.element_store_checked)
+    element_stores: tuple[ast.stmt, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -423,6 +427,7 @@ class Lowering:
         self.temporaries: dict[str, tuple[Sym, ...]] = {}  # arrays allocated here -> their extents
         self.changed = False
         self.any_changed = False
+        self.element_stores: list[ast.stmt] = []  # LoweredArrays.element_stores
         self.checked: set[tuple[str, ...]] = set()
         self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
         self.size_names = _size_context_names(source.tree)  # names read where a size may be needed
@@ -1356,9 +1361,9 @@ class Lowering:
                                  f"refuses to cast into {view.vtype.dtype} array {self.shown(view.base)} (same_kind)",
                                  "in-place cast")
         if view.rank == 0 and value.rank == 0:
-            if not self.changed:
-                return [stmt]
-            return [ast.Assign([_store(view.element(()))], value.element(()))]
+            single = stmt if not self.changed else ast.Assign([_store(view.element(()))], value.element(()))
+            self.element_stores.append(single)  # one scalar into one element: NumPy checks it
+            return [single]
         return self.store(stmt, view, value)
 
     def unpack_grid(self, stmt: ast.Assign | ast.AugAssign, target: ast.Tuple | ast.List,
@@ -6205,7 +6210,7 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, forms=forms)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
-        return LoweredArrays(source)
+        return LoweredArrays(source, element_stores=tuple(lowering.element_stores))
     for node in lowering.allocations:
         _locate(node, source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)
@@ -6219,7 +6224,8 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
                          tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
                          tuple(lowering.size_products.values()),
-                         tuple((name, text) for text, name in lowering.computed_sizes.items()), accepts)
+                         tuple((name, text) for text, name in lowering.computed_sizes.items()), accepts,
+                         tuple(lowering.element_stores))
 
 
 def _early_result(name: str) -> bool:

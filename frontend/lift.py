@@ -84,7 +84,7 @@ from .returns import (
     weak_kind,
 )
 from .rewrite import rewrite
-from .scalars import check_int_literals, range_checked
+from .scalars import check_int_literals, element_store_checked, range_checked
 from .source import KernelSource, ReturnedPrefixes, read_source, walk
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
@@ -148,6 +148,7 @@ class Lifter:
         # the loop stays a reduction; the operators of each local's in-loop assignments ("other"
         # for the rest)
         self.monotone: frozenset[str] = frozenset()
+        self.element_stores: frozenset[int] = frozenset()  # ids of LoweredArrays.element_stores
         self.loop_choice_ops: dict[str, set[str]] = {}
         self.loop_chosen: set[str] = set()  # locals a loop assigns a choice whose flag varies
         # local -> the kinds of the values assigned: 0 a NumPy scalar, 1 to 4 a Python int, float,
@@ -527,7 +528,10 @@ class Lifter:
             raise self.error(node, f"storing a complex value into {array!r} of dtype {dtype} (numpy drops the "
                              "imaginary part with a ComplexWarning); store z.real or abs(z) explicitly",
                              "complex to real store")
-        value = lifter.coerce(value, VType(dtype, False))
+        stored = lifter.coerce(value, VType(dtype, False))
+        if index and id(node) in self.element_stores:  # y[i] = v as written: NumPy's checks
+            stored = element_store_checked(self, value, stored, dtype, node)
+        value = stored
         if self.guards and id(node) in self.fresh_defs:  # a branch's own local: its old value is dead
             value = guarded_value(value, guard_expr(self.guards, lifter), zero_of(dtype), dtype)
         elif self.guards:  # inside a data-dependent if: write the old value back where it fails
@@ -646,6 +650,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         lifter.flagged, lifter.flagged_in_place, lifter.split = flagged, in_place, split
         lifter.monotone = monotone
+        lifter.element_stores = frozenset(id(s) for s in lowered.element_stores)  # (lowered keeps them)
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after

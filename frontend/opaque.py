@@ -30,6 +30,7 @@ from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .local_versions import local_write
 from .returns import STRONG, choice_of, kind_choice, kind_varies, weak_kind
+from .scalars import element_store_checked, range_checked
 from .source import walk
 from .types import VType, power_hint
 
@@ -324,6 +325,11 @@ class _RegionBuilder:
             index = tuple(a.expr for a in index_aff)
             dtype = lifter.arrays[array].dtype
             self.write_texts.append((access_text(isl_name(array), lifter.arrays[array], index_aff), self.guard()))
+            if id(node) in lifter.element_stores:  # y[i] = v as written: NumPy's checks (Lifter.add_statement)
+                value, = range_checked(lifter, (value,), VType(dtype, False), node)
+                stored = self.exprs.coerce(value, VType(dtype, False))
+                self.written.add(array)
+                return rg.Assign(array, index, element_store_checked(lifter, value, stored, dtype, node))
         self.written.add(array)
         return rg.Assign(array, index, self.exprs.coerce(value, VType(dtype, False)))
 

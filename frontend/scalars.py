@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import cmath
+import functools
 import math
 import warnings
 
@@ -449,3 +450,102 @@ def _int_literal(expr: ir.Expr) -> int | None:
     if isinstance(expr, ir.Const) and expr.weak and expr.dtype == "int64":
         return int(expr.value)
     return None
+
+
+def element_store_checked(lifter, value: ir.Expr, stored: ir.Expr, dtype: str, node: ast.AST) -> ir.Expr:
+    """``stored`` (``value`` converted to ``dtype``) with NumPy 2's checks of one scalar assigned
+    into one element (``y[i] = expr`` as the user wrote it): into a signed integer NumPy takes
+    the scalar's Python int (a float truncated) and raises where it does not fit, where a NumPy
+    integer into an unsigned one wraps as a cast does (``x_uint8[i] = np.int64(-1)`` is 255);
+    a Python float raises into either (a Python int was checked before: range_checked).  The
+    checks are 0 where the value fits and come first, so the python target raises before it
+    converts; nothing is added where every value of ``value``'s dtype fits ``dtype``."""
+    if dtype not in INTS or value.dtype not in INTS and value.dtype not in FLOATS:
+        return stored
+    signed = np.iinfo(dtype).min < 0
+    if value.dtype in INTS:
+        if not signed or value.weak or _fits(dtype, value.dtype):
+            return stored
+        flags = _int_store_checks(value, dtype, located(lifter, node))
+    elif signed or value.weak:
+        flags = _float_store_checks(value, dtype, located(lifter, node))
+    else:
+        return stored
+    flag = functools.reduce(lambda a, b: ir.BinOp("+", a, b, "int64", True), flags)
+    return ir.BinOp("+", ir.Cast(flag, dtype, False), stored, dtype, False)
+
+
+def _fits(dtype: str, other: str) -> bool:
+    """Does the integer dtype ``dtype`` hold every value of ``other``?"""
+    mine, theirs = np.iinfo(dtype), np.iinfo(other)
+    return mine.min <= theirs.min and theirs.max <= mine.max
+
+
+def _int_store_checks(value: ir.Expr, dtype: str, where: str) -> list[ir.Expr]:
+    """A NumPy integer into a signed ``dtype`` it may not fit: a uint64 above the int64 range is
+    too large for NumPy's C long; any other value outside ``dtype`` is out of its bounds."""
+    checks: list[ir.Expr] = []
+    wide = value
+    if value.dtype == "uint64":
+        huge = ir.Compare(">", value, ir.Const(2**63 - 1, "uint64", False))
+        checks.append(_flag(huge, "OverflowError", f"Python int too large to convert to C long{where}"))
+        wide = ir.Select(huge, ir.Const(0, "uint64", False), value, "uint64", False)
+    wide = wide if wide.dtype == "int64" else ir.Cast(wide, "int64", False)
+    info = np.iinfo(dtype)
+    outside: list[ir.Expr] = []
+    if info.min > np.iinfo(np.int64).min:
+        outside.append(ir.Compare("<", wide, ir.Const(int(info.min), "int64", False)))
+    if info.max < np.iinfo(np.int64).max:
+        outside.append(ir.Compare(">", wide, ir.Const(int(info.max), "int64", False)))
+    if outside:
+        failed = outside[0] if len(outside) == 1 else ir.BoolOp("or", tuple(outside))
+        checks.append(_value_flag(failed, wide, dtype, where))
+    return checks
+
+
+def _float_store_checks(value: ir.Expr, dtype: str, where: str) -> list[ir.Expr]:
+    """A float into an integer element as NumPy assigns it, ``int(v)`` first: NaN raises
+    ValueError, an infinity and a value outside C long's range OverflowError, and a truncated
+    value outside ``dtype`` OverflowError with the value (the four cases are disjoint)."""
+    v = value if value.dtype == "float64" else ir.Cast(value, "float64", False)
+
+    def number(x: float) -> ir.Const:
+        return ir.Const(float(x), "float64", False)
+
+    def cmp(op: str, x: float) -> ir.Compare:
+        return ir.Compare(op, v, number(x))
+
+    inf, edge = math.inf, float(2**63)
+    top = float(2**64) if dtype == "uint64" else edge  # (uint64 takes a Python int up to 2**64)
+    checks: list[ir.Expr] = [_flag(ir.Compare("!=", v, v), "ValueError", f"cannot convert float NaN to integer{where}"),
+              _flag(ir.BoolOp("or", (cmp("==", inf), cmp("==", -inf))), "OverflowError",
+                    f"cannot convert float infinity to integer{where}"),
+              _flag(ir.BoolOp("or", (ir.BoolOp("and", (cmp(">=", top), cmp("<", inf))),
+                                     ir.BoolOp("and", (cmp("<", -edge), cmp(">", -inf))))),
+                    "OverflowError", f"Python int too large to convert to C long{where}")]
+    info = np.iinfo(dtype)
+    low, high = float(int(info.min) - 1), float(int(info.max) + 1)  # exact in float64 below 64 bits
+    outside: list[ir.Expr] = []
+    if info.bits < 64 or info.min == 0:
+        outside.append(ir.BoolOp("and", (cmp("<=", low), cmp(">=", -edge))))
+    if info.bits < 64:
+        outside.append(ir.BoolOp("and", (cmp(">=", high), cmp("<", edge))))
+    if outside:
+        failed = outside[0] if len(outside) == 1 else ir.BoolOp("or", tuple(outside))
+        truncated = ir.Cast(ir.Select(failed, v, number(0.0), "float64", False), "int64", False)
+        checks.append(_value_flag(failed, truncated, dtype, where))
+    return checks
+
+
+def _flag(failed: ir.Expr, error: str, message: str) -> ir.Check:
+    """A check that raises ``error(message)`` where ``failed`` holds (its operand 1 there)."""
+    operand = ir.Select(failed, ir.int_const(1), ir.int_const(0), ir.INT, True)
+    return ir.Check(operand, ir.int_const(1), "", 0, message=message, error=error)
+
+
+def _value_flag(failed: ir.Expr, wide: ir.Expr, dtype: str, where: str) -> ir.Check:
+    """NumPy's *Python integer V out of bounds for dtype* where ``failed`` holds, V the int64
+    ``wide`` (never 0 there)."""
+    operand = ir.Select(failed, wide, ir.int_const(0), ir.INT, False)
+    return ir.Check(operand, ir.int_const(1), "", 0, message=f"Python integer {ir.Check.VALUE} out of bounds for "
+                    f"{dtype}{where}", error="OverflowError")
