@@ -97,6 +97,7 @@ def cpu_key() -> str:
         carried_loads_enabled,
         carried_loads_guarded,
         epilogue_chains,
+        first_violation,
         gemv_row_loops,
         integer_checks,
         jit_small_code,
@@ -161,6 +162,7 @@ def cpu_key() -> str:
     scaled += "" if overwritten_stores() else " stores-kept"  # schedule/overwritten's choice, keyed here too
     scaled += "" if overwritten_forward() else " forward-kept"  # (a stored scalar's row, too)
     scaled += " companions" if overwritten_companions() else ""  # (and the readers it sends there)
+    scaled += "" if first_violation() else " all-violations"  # (candidates' isl work counts against the budget)
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""
