@@ -39,7 +39,7 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *
     check again: heat-3d's refused loop order checked B's dataflow for 41 ms after A's had
     failed).  The scheduler's candidates ask so (``options.first_violation``); the final
     verification lists them all."""
-    problems = []
+    problems: list[str] = []
     reads, writes = scop.reads(), scop.writes()
     candidate = schedule
     order = candidate.get_map()
