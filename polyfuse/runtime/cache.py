@@ -125,6 +125,7 @@ def cpu_key() -> str:
         stack_row_gemm,
         stream_math,
         stream_store_bytes,
+        tiled_frozen_ivs,
         tiled_load_pre,
         tiled_lsr,
         tiled_twins,
@@ -150,6 +151,7 @@ def cpu_key() -> str:
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     lsr += "" if rare_loops() else " rare-loops-optimised"
+    lsr += "" if tiled_frozen_ivs() else " tiled-recurrences"
     lsr += "" if carried_loads_guarded() or not carried_loads_enabled() else " carried-selects"
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""

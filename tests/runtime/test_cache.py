@@ -147,7 +147,7 @@ def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypat
     assert len(list(cache_dir.glob("*.pkl"))) == 2
 
 
-@pytest.mark.parametrize("knob", ["POLYFUSE_FIRST_VIOLATION"])
+@pytest.mark.parametrize("knob", ["POLYFUSE_FIRST_VIOLATION", "POLYFUSE_TILED_FROZEN_IVS"])
 def test_session_35_compile_knobs_are_part_of_the_key(monkeypatch, knob):
     """Default on, 0 for A/B measurements: each setting its own key (no compile: cpu_key alone)."""
     monkeypatch.delenv(knob, raising=False)
