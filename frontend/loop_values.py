@@ -50,10 +50,45 @@ def loop_values(body: list[ast.stmt], arguments: set[str], fresh: Callable[[str]
     locals (module docstring); ``raised(check)`` records an ``assert`` that raises its own
     exception where it runs."""
     names = sorted({loop.target.id for loop in _loops(body)})  # type: ignore[attr-defined]
+    kept = _own_reads_only(body)
     for name in names:
-        if name not in arguments:
+        if name not in arguments and name not in kept:
             body = _Name(name, fresh, raised).rewrite(body)
     return body
+
+
+def _own_reads_only(body: list[ast.stmt]) -> set[str]:
+    """The names that ``body`` binds only as the plain target of ``for`` loops and reads only
+    inside the bodies of such loops of their own: no read can see a loop's value after it, and
+    no statement binds them inside a loop, so ``_Name.rewrite`` would return ``body`` as it is
+    (a kernel's loop variables, usually: one walk of the body instead of several per name)."""
+    bound: set[str] = set()  # bound otherwise than as a loop's plain target
+    outside: set[str] = set()  # read somewhere no loop of their own encloses
+    loop_targets: set[str] = set()
+
+    def visit(node: ast.AST, enclosing: frozenset[str]) -> None:
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            loop_targets.add(node.target.id)
+            visit(node.iter, enclosing)
+            inner = enclosing | {node.target.id}
+            for stmt in node.body:
+                visit(stmt, inner)
+            for stmt in node.orelse:
+                visit(stmt, enclosing)
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                if node.id not in enclosing:
+                    outside.add(node.id)
+            else:
+                bound.add(node.id)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, enclosing)
+
+    for stmt in body:
+        visit(stmt, frozenset())
+    return loop_targets - bound - outside
 
 
 def _loops(body: list[ast.stmt]) -> Iterator[ast.For]:

@@ -166,6 +166,28 @@ def lazy_streams() -> bool:
     return env_flag("POLYFUSE_LAZY_STREAMS", True)
 
 
+def tiled_frozen_ivs() -> bool:
+    """``POLYFUSE_TILED_FROZEN_IVS``: in the functions of time-tiled nests, each loop at least
+    ``FROZEN_IV_DEPTH`` (5) loops deep reads the variables of the loops around it through LLVM's
+    ``freeze`` (backends/cpu/llvm.py ``KernelCodegen._freeze_outer``): the same values, which
+    LLVM's scalar evolution then takes as opaque inside the loop instead of expressions of every
+    loop further out.  Loop strength reduction re-checked those expressions at every lookup:
+    heat-3d's region function 149 -> 80 ms of code generation (docs/performance.md, *Session 35:
+    compile time*).  Default on; 0: the loops' recurrences as before."""
+    return env_flag("POLYFUSE_TILED_FROZEN_IVS", True)
+
+
+def first_violation() -> bool:
+    """``POLYFUSE_FIRST_VIOLATION``: the check of a schedule candidate (a fusion, a loop order, a
+    tiling, isl's schedule, time tiles) stops at the first array whose dataflow it changes
+    (analysis/verify.py ``schedule_violations(first=True)``): one problem refuses it, and
+    checking the other arrays cost as much again (heat-3d's refused loop order: B's dataflow, 41
+    ms after A's had failed).  The recorded reason then names that array's problems only.
+    Default on; 0 checks every array of every candidate (as before session 35; part of the cache
+    key: a candidate's isl work counts against the operation budget)."""
+    return env_flag("POLYFUSE_FIRST_VIOLATION", True)
+
+
 def row_tails() -> bool:
     """``POLYFUSE_ROW_TAILS``: the rows of a time-tiled out-of-place sweep end with one vector
     step over their last elements (repeating a few) instead of a scalar remainder (backends.cpu.llvm,

@@ -117,6 +117,7 @@ from polyfuse.options import (
     row_tails,
     stream_math,
     stream_store_bytes,
+    tiled_frozen_ivs,
     tiled_load_pre,
     tiled_lsr,
     tiled_twins,
@@ -1483,6 +1484,14 @@ def row_tail_lanes(program: LoopProgram, loop: For) -> int:
     return lanes if lanes >= 2 else 0
 
 
+#: How many loops of its function must enclose a loop for it to see their variables frozen
+#: (``POLYFUSE_TILED_FROZEN_IVS``, ``KernelCodegen._freeze_outer``): heat-3d's row loops (five
+#: loops around them under the two tile loops) took LLVM 267 ms instead of 339 with 5, 301 with
+#: 3 or with every loop; jacobi-1d's shallow nest ran 3-6% slower with every loop frozen
+#: (docs/performance.md, *Session 35: compile time*).
+FROZEN_IV_DEPTH = 5
+
+
 class KernelCodegen:
     """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
 
@@ -1498,6 +1507,9 @@ class KernelCodegen:
         self.streamable = streamable_arrays(program) if self.stream_bytes else frozenset()
         self.streaming: str | None = None
         self.enclosing: list[For] = []  # the loops around the code being emitted, outermost first
+        # each loop sees the variables of the loops around it frozen (``_freeze_outer``): the
+        # functions of time-tiled nests (POLYFUSE_TILED_FROZEN_IVS)
+        self.frozen_ivs = tiled_frozen_ivs() and bool(program.time_tiled.intersection(statements_in(phase.node)))
         self.streams = False  # did the function emit a streaming loop (fence_streams)
         # probe: each loop that may stream is emitted plain, with a check that tells the runtime
         # when a run is long enough (``_probe_streaming``); probed: did the function get one
@@ -1700,6 +1712,7 @@ class KernelCodegen:
         header = b.append_basic_block(f"{node.iterator}.header")
         loop_body = b.append_basic_block(f"{node.iterator}.body")
         done = b.append_basic_block(f"{node.iterator}.done")
+        outer = self._freeze_outer(node) if self.frozen_ivs and len(self.enclosing) >= FROZEN_IV_DEPTH else {}
         b.branch(header)
         b.position_at_end(header)
         saved = self.values.get(node.iterator)
@@ -1734,9 +1747,29 @@ class KernelCodegen:
             back_edge.set_metadata(marker, self.module.add_metadata([]))
         b.position_at_end(done)
         self._restore(node.iterator, saved)
+        self.values.update(outer)
         if queues:
             for call in nodes(node.body):
                 self.carried.pop(id(call), None)
+
+    def _freeze_outer(self, loop: For) -> dict[str, Any]:
+        """Before ``loop`` (at least ``FROZEN_IV_DEPTH`` loops deep): the values of the loops around
+        it, as they were (to put back after it), each replaced by its ``freeze`` while ``loop`` is
+        emitted (``frozen_ivs``).  The same numbers; but LLVM's scalar evolution sees each as an
+        opaque value in ``loop`` rather than the recurrence of its own loop, whose start holds the
+        mins and maxes of every loop further out: in a time-tiled nest eight loops deep each
+        address grew to an expression of all of them, and loop strength reduction, which re-checks
+        every expression it looks up (llvmlite's LLVM is built with assertions), spent 80 of
+        heat-3d's 145 ms of code generation on them."""
+        kept = {}
+        for around in self.enclosing:
+            value = self.values.get(around.iterator)
+            if value is not None and around.iterator != loop.iterator and not isinstance(value, ll.Constant):
+                kept[around.iterator] = value
+                frozen = ll.instructions.Instruction(self.builder.block, value.type, "freeze", [value])
+                self.builder._insert(frozen)
+                self.values[around.iterator] = frozen
+        return kept
 
     def _carry_queues(self, loop: For, found: tuple) -> list | None:
         """The queues of ``loop``'s carried loads ``found`` (polyfuse/analysis/carried_loads.py), filled

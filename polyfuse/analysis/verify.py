@@ -28,14 +28,18 @@ from polyfuse.model.scop import Scop, isl_name
 
 
 def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *,
-                        exact: bool = True) -> list[str]:
+                        exact: bool = True, first: bool = False) -> list[str]:
     """Human-readable descriptions of what ``schedule`` breaks (empty when it is legal).
     ``exact=False``: where the cheap sufficient tests (every conflicting pair of accesses keeps
     its order) fail, report that instead of comparing the candidate's exact dataflow with the
     program's: for candidates meant to keep the memory order (pivot blocks), whose dataflow isl
     computes slowly and without counting all of it (fz27: 42 s of ``compute_flow`` on a pivot
-    nest tiled by 5, under the operation budget)."""
-    problems = []
+    nest tiled by 5, under the operation budget).  ``first``: stop at the first array whose
+    check finds a problem (a candidate's refusal needs one; the arrays after it cost as much to
+    check again: heat-3d's refused loop order checked B's dataflow for 41 ms after A's had
+    failed).  The scheduler's candidates ask so (``options.first_violation``); the final
+    verification lists them all."""
+    problems: list[str] = []
     reads, writes = scop.reads(), scop.writes()
     candidate = schedule
     order = candidate.get_map()
@@ -46,6 +50,8 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *
             return backwards
     total: list[bool] = []  # (``_total_order_of(scop, order)``, asked once)
     for info in scop.arrays:
+        if first and problems:
+            return problems
         name = isl_name(info.name)
         r, w = on_array(reads, name), on_array(writes, name)
         if w.is_empty() or r.is_empty():
@@ -78,6 +84,8 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *
         if not before.no_source.is_equal(after.no_source):
             problems.append(f"a read of an input value of {info.name} now follows a write")
     for dep in deps.items:
+        if first and problems:
+            return problems
         if dep.kind == "WAW" and not dep.local and not runs_before(dep.relation, order):
             problems.append(f"the last write to {dep.array} changes")
     return problems

@@ -97,6 +97,7 @@ def cpu_key() -> str:
         carried_loads_enabled,
         carried_loads_guarded,
         epilogue_chains,
+        first_violation,
         gemv_row_loops,
         integer_checks,
         jit_small_code,
@@ -124,6 +125,7 @@ def cpu_key() -> str:
         stack_row_gemm,
         stream_math,
         stream_store_bytes,
+        tiled_frozen_ivs,
         tiled_load_pre,
         tiled_lsr,
         tiled_twins,
@@ -149,6 +151,7 @@ def cpu_key() -> str:
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     lsr += "" if rare_loops() else " rare-loops-optimised"
+    lsr += "" if tiled_frozen_ivs() else " tiled-recurrences"
     lsr += "" if carried_loads_guarded() or not carried_loads_enabled() else " carried-selects"
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""
@@ -161,6 +164,7 @@ def cpu_key() -> str:
     scaled += "" if overwritten_stores() else " stores-kept"  # schedule/overwritten's choice, keyed here too
     scaled += "" if overwritten_forward() else " forward-kept"  # (a stored scalar's row, too)
     scaled += " companions" if overwritten_companions() else ""  # (and the readers it sends there)
+    scaled += "" if first_violation() else " all-violations"  # (candidates' isl work counts against the budget)
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""

@@ -24,6 +24,7 @@ from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import maps_of, sets_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, added_term, isl_name
+from polyfuse.options import first_violation
 from polyfuse.schedule.contraction import FOLDS
 from polyfuse.schedule.tiling import worth_tiling
 
@@ -135,7 +136,7 @@ class SmartFusion:
         reversed_flow = self.reverses_a_flow(prev, node, schedule)
         if reversed_flow:
             return shift, merged, "illegal: " + reversed_flow, ""
-        problems = schedule_violations(self.scop, self.deps, schedule)
+        problems = schedule_violations(self.scop, self.deps, schedule, first=first_violation())
         if problems:
             return shift, merged, "illegal: " + "; ".join(problems), ""
         was_parallel = not self.carried(prev, ancestors) or not self.carried(node, ancestors)

@@ -12,6 +12,7 @@ from polyfuse.analysis.dependences import Dependences
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Scop
+from polyfuse.options import first_violation
 
 OVER_BUDGET = "the legality check exceeded isl's operation budget"
 
@@ -20,9 +21,10 @@ def violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *,
                over_budget: str = OVER_BUDGET, exact: bool = True) -> list[str]:
     """What ``schedule`` breaks of ``deps`` ([] when legal); ``[over_budget]`` when isl gave up.
     ``exact=False``: a candidate that changes the order of two accesses of one element is
-    refused without computing its dataflow (``schedule_violations``)."""
+    refused without computing its dataflow (``schedule_violations``).  The check stops at the
+    first array with a problem (``POLYFUSE_FIRST_VIOLATION``): one refuses the candidate."""
     try:
         with bounded(scop.context.get_ctx()):
-            return schedule_violations(scop, deps, schedule, exact=exact)
+            return schedule_violations(scop, deps, schedule, exact=exact, first=first_violation())
     except BudgetExceeded:
         return [over_budget]

@@ -20,6 +20,7 @@ from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.scop import Scop
+from polyfuse.options import first_violation
 from polyfuse.schedule.fusion import SmartFusion
 from polyfuse.schedule.isl_scheduler import (
     MAX_DEPENDENCE_PIECES,
@@ -126,7 +127,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     candidate = tile_permutable_bands(candidate)
                 if candidate is not None:
                     candidate = totally_ordered(candidate)
-                problems = schedule_violations(scop, deps, candidate) if candidate is not None else []
+                problems = schedule_violations(scop, deps, candidate, first=first_violation()) if candidate is not None else []
         except BudgetExceeded:
             notes.append("isl's scheduler exceeded its operation budget")
             break
@@ -171,17 +172,17 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int
                                          whole_row=whole_row, fused_rows=fused_rows, fused_tiles=fused_tiles,
                                          atomic_tiles=atomic_tiles)
             applied = any(p is not None for p in tiled)
-            problems = schedule_violations(scop, deps, sequenced(scop, body, tiled)) if applied else []
+            problems = schedule_violations(scop, deps, sequenced(scop, body, tiled), first=first_violation()) if applied else []
             if problems and fused_tiles and any(d.rows.startswith(FUSED_TILES_TEXT) for d in decisions):
                 log.info("polyfuse: fused tile sweeps of %s rejected: %s", scop.name, "; ".join(problems))
                 tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes,
                                              whole_row=whole_row, fused_rows=fused_rows, atomic_tiles=atomic_tiles)
-                problems = schedule_violations(scop, deps, sequenced(scop, body, tiled))
+                problems = schedule_violations(scop, deps, sequenced(scop, body, tiled), first=first_violation())
             if problems and fused_rows and any("fused into one row loop" in d.whole_row for d in decisions):
                 log.info("polyfuse: fused rows of %s rejected: %s", scop.name, "; ".join(problems))
                 tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes,
                                              whole_row=whole_row, atomic_tiles=atomic_tiles)
-                problems = schedule_violations(scop, deps, sequenced(scop, body, tiled))
+                problems = schedule_violations(scop, deps, sequenced(scop, body, tiled), first=first_violation())
     except BudgetExceeded:
         return plain, not_applied(scop, body, f"over the isl operation budget ({limit})")
     if not applied:

@@ -147,6 +147,15 @@ def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypat
     assert len(list(cache_dir.glob("*.pkl"))) == 2
 
 
+@pytest.mark.parametrize("knob", ["POLYFUSE_FIRST_VIOLATION", "POLYFUSE_TILED_FROZEN_IVS"])
+def test_session_35_compile_knobs_are_part_of_the_key(monkeypatch, knob):
+    """Default on, 0 for A/B measurements: each setting its own key (no compile: cpu_key alone)."""
+    monkeypatch.delenv(knob, raising=False)
+    default = cache.cpu_key()
+    monkeypatch.setenv(knob, "0")
+    assert cache.cpu_key() != default
+
+
 def test_the_packed_rows_knobs_are_part_of_the_key(monkeypatch):
     """Default off, 1 changes the code (backends/cpu/llvm.py shared_twins, passes/packed_rows.py)."""
     monkeypatch.delenv("POLYFUSE_PACKED_TWINS", raising=False)
