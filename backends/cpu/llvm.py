@@ -37,6 +37,8 @@ from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
+from polyfuse.backends.cpu.mask_moves import active as mask_moves_active
+from polyfuse.backends.cpu.mask_moves import guarded as mask_moves_guarded
 from polyfuse.backends.cpu.parallel import (
     BARRIER_ABORT,
     BARRIER_GENERATION,
@@ -151,12 +153,15 @@ def _target_machine(triple: str, *, gathers: bool = True):
     (znver5) VM, where they ran 2-4x slower than scalar loads: syr2k's ``A[j, k]`` loop, and the
     interleaved rows of a matrix-vector product, which the SLP vectorizer packed into one
     gather per column (docs/performance.md)."""
-    cpu, features = llvm_host()
-    features += "" if gathers else ",+prefer-no-gather"
     code = dict(codemodel=JIT_CODE_MODEL, reloc="pic") if _small_code(triple) else {}
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=cpu, features=features, opt=3, jit=True, **code,
+        cpu=llvm_host()[0], features=machine_features(gathers), opt=3, jit=True, **code,
     )
+
+
+def machine_features(gathers: bool) -> str:
+    """The feature string of ``_target_machine``'s machines (the host's, ``gathers`` or not)."""
+    return llvm_host()[1] + ("" if gathers else ",+prefer-no-gather")
 
 
 def _small_code(triple: str) -> bool:
@@ -365,7 +370,9 @@ class LLVMKernel:
                 # printed and parsed again, as the whole module was before it was cut: the
                 # parse orders each value's uses as the text does, and the register allocator
                 # follows that order (without it 56 of 162 functions got other registers)
-                module = llvm.parse_assembly(nontemporal_stores(str(module)))
+                # (mask_moves: a function at risk of LLVM 22's miscompiled sign masks loses AVX512DQ/BW)
+                module = llvm.parse_assembly(mask_moves_guarded(nontemporal_stores(str(module)),
+                                                                machine_features(self.artifact.gathers)))
             module.name = name  # (the object cache keys by module name)
             self.engine.add_module(module)
         # (MCJIT generates the machine code of the module just added here)
@@ -808,7 +815,7 @@ class LLVMArtifact:
         function when it first runs, ``split_functions``)."""
         module = llvm.parse_assembly(self.linked_ir)
         optimize(module, self)
-        return nontemporal_stores(str(module))
+        return mask_moves_guarded(nontemporal_stores(str(module)), machine_features(self.gathers))
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -1190,7 +1197,7 @@ def _object_key(kernel: LLVMKernel, name: str, text: str) -> tuple:
     artifact = kernel.artifact
     return (name, hashlib.sha256(text.encode()).digest(), artifact.opt_level, artifact.gathers,
             artifact.row_alias_checks, name in artifact.without_lsr, name in artifact.without_load_pre,
-            kernel.small_code)
+            kernel.small_code, mask_moves_active())
 
 
 def _generated_object(key: tuple) -> bytes | None:
