@@ -296,6 +296,10 @@ class LLVMKernel:
     # the mode every such product of the call under way runs in (parallel.run_call; None: each its own)
     call_blas_mode: str | None = field(default=None, repr=False)
     index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
+    # who runs phases now, where there are index flags (``owning_index_flags``): (Python-path calls,
+    # native entries) as ctypes int64s, and the lock of the Python-path calls
+    index_owners: Any = field(default=None, repr=False)
+    index_lock: Any = field(default_factory=threading.RLock, repr=False)
     # counts the times serial_sizes was cleared: a native entry (entry.py) that calls a parallel
     # phase serially, as measured, checks that the count is still the one it was made at
     serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
@@ -466,7 +470,33 @@ class LLVMKernel:
         its calls then choose one BLAS mode for all such products (``parallel.run_call``)."""
         return any(c.phase.library for c in self.phases)
 
+    @contextlib.contextmanager
+    def owning_index_flags(self):
+        """One call of the kernel at a time runs its phases where they record index errors (or
+        failed asserts) in the module's flag, which the call reads and clears after each phase:
+        two Python threads' calls at once raised each other's IndexError, or neither (an access
+        skipped, the call returning). A Python-path call takes ``index_lock``, marks itself, so
+        that native entries miss from then on (runtime/native.py; they take the Python path), and
+        waits for the native entry under way, if any; a native entry owns the flags by its own
+        word (backends/cpu/entry.py ``take_flags``), set while it holds the GIL."""
+        if self.index_owners is None:
+            yield
+            return
+        python, native = self.index_owners
+        with self.index_lock:
+            python.value += 1
+            try:
+                while native.value:
+                    time.sleep(0)  # (the entry runs without the GIL)
+                yield
+            finally:
+                python.value -= 1
+
     def _run_phases(self, args: list, values: dict[str, Any]) -> None:
+        with self.owning_index_flags():
+            self._run_owned_phases(args, values)
+
+    def _run_owned_phases(self, args: list, values: dict[str, Any]) -> None:
         paired = -1
         for k, compiled in enumerate(self.phases):
             if compiled.phase.chained or k == paired or runs_nothing(compiled.phase, values):
@@ -499,7 +529,8 @@ class LLVMKernel:
 
     def raise_index_error(self) -> None:
         """IndexError for a run-time subscript outside its axis, recorded by the phase just run
-        (which skipped that access), or AssertionError for an assert that failed there.  Not thread-safe across concurrent calls of one kernel."""
+        (which skipped that access), or AssertionError for an assert that failed there.  Called
+        while the call owns the flags (``owning_index_flags``)."""
         if self.index_flags is None or not self.index_flags[0].value:
             return
         error, value = self.index_flags
@@ -658,9 +689,10 @@ class Launch:
             countdown.value = self._armed[0] = library_calls(self.kernel, self.library_keys(), 0, self.call_sizes)
 
     def _run_steps(self, args: list) -> None:
-        for step in self.steps:
-            step(args)
-            self.kernel.raise_index_error()
+        with self.kernel.owning_index_flags():
+            for step in self.steps:
+                step(args)
+                self.kernel.raise_index_error()
 
     @functools.cached_property
     def call_sizes(self) -> tuple:
@@ -712,6 +744,12 @@ class Launch:
         """The address of the kernel's index-error flag (0: it has none)."""
         flags = self.kernel.index_flags
         return 0 if flags is None else ctypes.addressof(flags[0])
+
+    def index_owners(self) -> tuple[int, int]:
+        """The addresses of the kernel's (Python-path, native-entry) owner words of the index
+        flags (``LLVMKernel.owning_index_flags``; 0s: it has no flags)."""
+        owners = self.kernel.index_owners
+        return (0, 0) if owners is None else (ctypes.addressof(owners[0]), ctypes.addressof(owners[1]))
 
 
 def runs_nothing(phase: Phase, sizes: dict[str, Any]) -> bool:
@@ -1178,6 +1216,7 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
         with kernel.lock:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
                                        for name in (INDEX_ERROR, INDEX_VALUE))
+            kernel.index_owners = (ctypes.c_int64(0), ctypes.c_int64(0))
     return kernel
 
 
