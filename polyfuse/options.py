@@ -130,6 +130,13 @@ def jit_small_code() -> bool:
     return env_flag("POLYFUSE_JIT_SMALL_CODE", True)
 
 
+def mask_moves_guard() -> bool:
+    """``POLYFUSE_MASK_MOVES_GUARD``: functions at risk of LLVM 22's miscompiled sign masks
+    (``vpmov*2m`` + ``kmov`` made a VEX ``vmovmskpd`` of ymm16-31, llvm/llvm-project#191304) are
+    generated without AVX512DQ/BW (backends/cpu/mask_moves.py).  Default on; 0 for A/B."""
+    return env_flag("POLYFUSE_MASK_MOVES_GUARD", True)
+
+
 def row_alias_checks() -> bool:
     """``POLYFUSE_ROW_ALIAS_CHECKS``: the vectorizer's run-time overlap checks stay with the loop
     they guard instead of being hoisted over the loops around it (backends.cpu.llvm,

@@ -106,6 +106,7 @@ def _layout(spec: EntrySpec) -> dict[Any, int]:
             words["count", p] = phase.count
     if spec.index_flag:
         words["flag"] = spec.index_flag
+        words["python owner"], words["native owner"] = spec.index_owners
     if spec.finish is None:
         words["none"] = id(None)
     else:
@@ -172,6 +173,7 @@ class _Emitter:
         self.miss = self.function.append_basic_block("miss")
         self.results_made: list = []  # result arrays made so far (released where a later one fails)
         self.busy: Any = None  # the pointer to ``busy`` once the local arrays are taken
+        self.owner: Any = None  # the pointer to ``native owner`` once the index flags are taken
         table = self.field(self.function.args[0], TUPLE_ITEMS, _I8P)
         self.table = self.builder.bitcast(self.field(table, DATA, _I8P), _I64.as_pointer())
 
@@ -189,6 +191,28 @@ class _Emitter:
     def give_back_locals(self) -> None:
         if self.busy is not None:
             self.builder.store_atomic(ll.Constant(_I64, 0), self.busy, "release", 8)
+
+    def take_flags(self) -> None:
+        """Own the kernel's index-error flags for this call (runtime/native.py, LLVMKernel's
+        ``owning_index_flags``): where no Python-path call holds them, ``native owner`` 0 -> 1;
+        else give the local arrays back and miss.  (The GIL is held here: no Python-path call
+        marks itself between the two tests.)"""
+        b = self.builder
+        python = b.load(b.inttoptr(self.word("python owner"), _I64.as_pointer()))
+        self.owner = b.inttoptr(self.word("native owner"), _I64.as_pointer())
+        attempt, refused, go_on = (self.function.append_basic_block(name) for name in ("flags", "flags_busy", "owned"))
+        b.cbranch(self.equal(python, 0), attempt, refused)
+        b.position_at_end(attempt)
+        old = b.extract_value(b.cmpxchg(self.owner, ll.Constant(_I64, 0), ll.Constant(_I64, 1), "acquire", "monotonic"), 0)
+        b.cbranch(self.equal(old, 0), go_on, refused)
+        b.position_at_end(refused)
+        self.give_back_locals()
+        b.branch(self.miss)
+        b.position_at_end(go_on)
+
+    def give_flags(self) -> None:
+        if self.owner is not None:
+            self.builder.store_atomic(ll.Constant(_I64, 0), self.owner, "release", 8)
 
     def word(self, name: Any):
         """The table's word ``name`` (see ``_layout``)."""
@@ -250,6 +274,8 @@ def _module(spec: EntrySpec, index: dict[Any, int]) -> ll.Module:
         b.store(b.sub(left, ll.Constant(_I64, 1)), at)
     if spec.busy:
         e.take_locals(len(spec.zero))
+    if spec.index_flag:  # one call of the kernel at a time reads and writes its flags
+        e.take_flags()
     # every check passed: from here on the call runs
     fresh = [_fresh_result(e, j) for j in range(len(spec.results))]
     pointers = [b.ptrtoint(e.field(obj, DATA, _I8P), _I64) for obj in fresh]
@@ -268,6 +294,7 @@ def _module(spec: EntrySpec, index: dict[Any, int]) -> ll.Module:
             b.cbranch(e.equal(b.load(flag), 0), go_on, failed)
             b.position_at_end(go_on)
     e.give_back_locals()
+    e.give_flags()
     e.call_api("PyEval_RestoreThread", state)
     b.ret(_finish(e, spec.finish, objects, fresh))
     b.position_at_end(failed)
@@ -275,7 +302,9 @@ def _module(spec: EntrySpec, index: dict[Any, int]) -> ll.Module:
     e.call_api("PyEval_RestoreThread", state)
     for obj in fresh:
         e.call_api("Py_DecRef", obj)
-    b.ret(e.vectorcall(e.object("raiser"), []))  # NULL: the raiser's exception
+    raised = e.vectorcall(e.object("raiser"), [])  # NULL: the raiser's exception (it reads and clears the flag)
+    e.give_flags()
+    b.ret(raised)
     b.position_at_end(e.miss)
     b.ret(e.new_reference(e.object("miss")))
     return e.module

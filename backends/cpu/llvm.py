@@ -38,6 +38,8 @@ from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
+from polyfuse.backends.cpu.mask_moves import active as mask_moves_active
+from polyfuse.backends.cpu.mask_moves import guarded as mask_moves_guarded
 from polyfuse.backends.cpu.parallel import (
     BARRIER_ABORT,
     BARRIER_GENERATION,
@@ -154,12 +156,15 @@ def _target_machine(triple: str, *, gathers: bool = True):
     (znver5) VM, where they ran 2-4x slower than scalar loads: syr2k's ``A[j, k]`` loop, and the
     interleaved rows of a matrix-vector product, which the SLP vectorizer packed into one
     gather per column (docs/performance.md)."""
-    cpu, features = llvm_host()
-    features += "" if gathers else ",+prefer-no-gather"
     code = dict(codemodel=JIT_CODE_MODEL, reloc="pic") if _small_code(triple) else {}
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=cpu, features=features, opt=3, jit=True, **code,
+        cpu=llvm_host()[0], features=machine_features(gathers), opt=3, jit=True, **code,
     )
+
+
+def machine_features(gathers: bool) -> str:
+    """The feature string of ``_target_machine``'s machines (the host's, ``gathers`` or not)."""
+    return llvm_host()[1] + ("" if gathers else ",+prefer-no-gather")
 
 
 def _small_code(triple: str) -> bool:
@@ -294,6 +299,10 @@ class LLVMKernel:
     # the mode every such product of the call under way runs in (parallel.run_call; None: each its own)
     call_blas_mode: str | None = field(default=None, repr=False)
     index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
+    # who runs phases now, where there are index flags (``owning_index_flags``): (Python-path calls,
+    # native entries) as ctypes int64s, and the lock of the Python-path calls
+    index_owners: Any = field(default=None, repr=False)
+    index_lock: Any = field(default_factory=threading.RLock, repr=False)
     # counts the times serial_sizes was cleared: a native entry (entry.py) that calls a parallel
     # phase serially, as measured, checks that the count is still the one it was made at
     serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
@@ -372,7 +381,9 @@ class LLVMKernel:
                 # printed and parsed again, as the whole module was before it was cut: the
                 # parse orders each value's uses as the text does, and the register allocator
                 # follows that order (without it 56 of 162 functions got other registers)
-                module = llvm.parse_assembly(nontemporal_stores(str(module)))
+                # (mask_moves: a function at risk of LLVM 22's miscompiled sign masks loses AVX512DQ/BW)
+                module = llvm.parse_assembly(mask_moves_guarded(nontemporal_stores(str(module)),
+                                                                machine_features(self.artifact.gathers)))
             module.name = name  # (the object cache keys by module name)
             self.engine.add_module(module)
         # (MCJIT generates the machine code of the module just added here)
@@ -486,7 +497,33 @@ class LLVMKernel:
         its calls then choose one BLAS mode for all such products (``parallel.run_call``)."""
         return any(c.phase.library for c in self.phases)
 
+    @contextlib.contextmanager
+    def owning_index_flags(self):
+        """One call of the kernel at a time runs its phases where they record index errors (or
+        failed asserts) in the module's flag, which the call reads and clears after each phase:
+        two Python threads' calls at once raised each other's IndexError, or neither (an access
+        skipped, the call returning). A Python-path call takes ``index_lock``, marks itself, so
+        that native entries miss from then on (runtime/native.py; they take the Python path), and
+        waits for the native entry under way, if any; a native entry owns the flags by its own
+        word (backends/cpu/entry.py ``take_flags``), set while it holds the GIL."""
+        if self.index_owners is None:
+            yield
+            return
+        python, native = self.index_owners
+        with self.index_lock:
+            python.value += 1
+            try:
+                while native.value:
+                    time.sleep(0)  # (the entry runs without the GIL)
+                yield
+            finally:
+                python.value -= 1
+
     def _run_phases(self, args: list, values: dict[str, Any]) -> None:
+        with self.owning_index_flags():
+            self._run_owned_phases(args, values)
+
+    def _run_owned_phases(self, args: list, values: dict[str, Any]) -> None:
         paired = -1
         for k, compiled in enumerate(self.phases):
             if compiled.phase.chained or k == paired or runs_nothing(compiled.phase, values):
@@ -519,7 +556,8 @@ class LLVMKernel:
 
     def raise_index_error(self) -> None:
         """IndexError for a run-time subscript outside its axis, recorded by the phase just run
-        (which skipped that access), or AssertionError for an assert that failed there.  Not thread-safe across concurrent calls of one kernel."""
+        (which skipped that access), or AssertionError for an assert that failed there.  Called
+        while the call owns the flags (``owning_index_flags``)."""
         if self.index_flags is None or not self.index_flags[0].value:
             return
         error, value = self.index_flags
@@ -678,9 +716,10 @@ class Launch:
             countdown.value = self._armed[0] = library_calls(self.kernel, self.library_keys(), 0, self.call_sizes)
 
     def _run_steps(self, args: list) -> None:
-        for step in self.steps:
-            step(args)
-            self.kernel.raise_index_error()
+        with self.kernel.owning_index_flags():
+            for step in self.steps:
+                step(args)
+                self.kernel.raise_index_error()
 
     @functools.cached_property
     def call_sizes(self) -> tuple:
@@ -732,6 +771,12 @@ class Launch:
         """The address of the kernel's index-error flag (0: it has none)."""
         flags = self.kernel.index_flags
         return 0 if flags is None else ctypes.addressof(flags[0])
+
+    def index_owners(self) -> tuple[int, int]:
+        """The addresses of the kernel's (Python-path, native-entry) owner words of the index
+        flags (``LLVMKernel.owning_index_flags``; 0s: it has no flags)."""
+        owners = self.kernel.index_owners
+        return (0, 0) if owners is None else (ctypes.addressof(owners[0]), ctypes.addressof(owners[1]))
 
 
 def runs_nothing(phase: Phase, sizes: dict[str, Any]) -> bool:
@@ -835,7 +880,7 @@ class LLVMArtifact:
         function when it first runs, ``split_functions``)."""
         module = llvm.parse_assembly(self.linked_ir)
         optimize(module, self)
-        return nontemporal_stores(str(module))
+        return mask_moves_guarded(nontemporal_stores(str(module)), machine_features(self.gathers))
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -1198,6 +1243,7 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
         with kernel.lock:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
                                        for name in (INDEX_ERROR, INDEX_VALUE))
+            kernel.index_owners = (ctypes.c_int64(0), ctypes.c_int64(0))
     return kernel
 
 
@@ -1217,7 +1263,7 @@ def _object_key(kernel: LLVMKernel, name: str, text: str) -> tuple:
     artifact = kernel.artifact
     return (name, hashlib.sha256(text.encode()).digest(), artifact.opt_level, artifact.gathers,
             artifact.row_alias_checks, name in artifact.without_lsr, name in artifact.without_load_pre,
-            kernel.small_code)
+            kernel.small_code, mask_moves_active())
 
 
 def _generated_object(key: tuple) -> bytes | None:

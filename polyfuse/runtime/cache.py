@@ -104,6 +104,7 @@ def cpu_key() -> str:
         join_phases,
         lazy_streams,
         machine,
+        mask_moves_guard,
         math_chains,
         math_loop_interleave,
         narrow_gemm,
@@ -169,6 +170,7 @@ def cpu_key() -> str:
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""
     sizes += " lazy-streams" if lazy_streams() else ""  # (artifacts with streaming twins)
+    sizes += " mask-moves-guard" if mask_moves_guard() else ""  # (objects made before it may hold llvm#191304)
     cpu_name, features = llvm_host()
     return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}{sizes}")

@@ -24,7 +24,10 @@ If any check fails, nothing has run and it returns ``MISS``: the Kernel then tak
 ``CallPlan`` path, which decides as before (another plan, the full checks, the same errors; byte
 ranges that meet go to ``np.shares_memory`` there).  Otherwise it takes its own set of
 kernel-local arrays (a compare-and-swap: a set in use by another thread's call is a miss, and
-that call takes the plan's pool) and zeroes those the pool zeroes, makes the fresh result arrays
+that call takes the plan's pool) and zeroes those the pool zeroes; where the kernel has an
+index-error flag (one per module, not per call), owns it (a compare-and-swap of its own word
+while no Python-path call holds the flag: ``LLVMKernel.owning_index_flags``; else a miss, and the
+Python path waits its turn); makes the fresh result arrays
 (the plan's makers), lets go of the GIL (compiled code runs without it, as through ctypes),
 calls the phases with the plan's size arguments, checks the index-error flag after each (where it
 is set, the kernel's ``raise_index_error`` raises), takes the GIL back and returns what the
@@ -136,6 +139,9 @@ class EntrySpec:
     miss: Any  # returned where a check fails
     raiser: Callable[[], Any]  # raises the error a phase recorded in the index-error flag
     index_flag: int = 0  # address of the index-error flag, 0 where there is none
+    # addresses of the kernel's (Python-path, native-entry) owner words of that flag: an entry
+    # runs only where no other call holds it (LLVMKernel.owning_index_flags), else misses
+    index_owners: tuple[int, int] = (0, 0)
     epochs: tuple[tuple[int, int], ...] = ()  # (address, value): int64s that must still hold their values
     # kernel-local arrays of the entry's own (their addresses are in ``tail``): ``busy``, the
     # address of an int64 that a call sets from 0 to 1 while it uses them (a call that finds it 1,
@@ -296,6 +302,7 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
         pairs=tuple((plan.arrays[i], plan.arrays[j]) for i, j, _ in plan.pairs),
         phases=() if plan.run == plan._run_views else tuple(PhaseCall(c.address, c.count) for c in launch.serial),
         finish=_finish(plan), miss=MISS, raiser=raiser, index_flag=launch.index_flag(),
+        index_owners=launch.index_owners(),
         # the parallel phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
         # or the thread count stays 1
         epochs=tuple(epochs),

@@ -123,7 +123,7 @@ class CompiledVariant:
 
     def check_overlap(self, values: dict[str, Any]) -> None:
         for first, second in self.overlap_pairs:
-            if _overlap(values[first], values[second]):
+            if _overlap(values[first], values[second], first, second):
                 raise overlap_error(first, second, self.written)
 
     @property
@@ -167,6 +167,26 @@ def _check_writable(name: str, array: np.ndarray) -> None:
         if stride == 0 and extent > 1 and array.size:  # numpy gives empty arrays zero strides too
             raise ArgumentError(f"argument {name!r} has stride 0 on axis {axis}, so its elements share memory, "
                                 "and the kernel writes it; pass an array with its own memory (e.g. a .copy())")
+    if array.size and not nested_layout(array):
+        raise ArgumentError(f"argument {name!r} has strides {array.strides} for shape {array.shape}, under which "
+                            "its elements may share memory (an as_strided view), and the kernel writes it; pass an "
+                            "array with its own memory (e.g. a .copy())")
+
+
+def nested_layout(array: np.ndarray) -> bool:
+    """Does each element of ``array`` have its own memory, by the test of nested spans: its axes
+    of more than one element, in order of their strides' sizes, each step at least as long as
+    all the smaller axes span together plus one element?  Every view that slicing, transposing or
+    reshaping makes of an array with its own memory passes; an ``as_strided`` view whose
+    elements meet (``strides=(8, 8)`` over float64: ``X[i, j]`` and ``X[i + 1, j - 1]`` are one
+    element) does not, and a kernel's writes to it would overwrite each other in the order its
+    schedule runs them (NumPy's ``X += Y`` buffers its operands there)."""
+    span = array.itemsize
+    for stride, extent in sorted((abs(s), e) for e, s in zip(array.shape, array.strides) if e > 1):
+        if stride < span:
+            return False
+        span += stride * (extent - 1)
+    return True
 
 
 def overlap_error(first: str, second: str, written: frozenset[str]) -> ArgumentError:
@@ -177,9 +197,27 @@ def overlap_error(first: str, second: str, written: frozenset[str]) -> ArgumentE
     )
 
 
-def _overlap(a, b) -> bool:
+#: the candidate solutions NumPy's exact overlap test may try before giving up (``max_work``):
+#: the test is NP-complete, and two as_strided views of one buffer (NumPy's own example, 3-d int8
+#: views of 192 MB) kept a kernel's call in it for more than a minute; 10**5 takes ~2 ms of CPU,
+#: and the views slicing makes are decided in a few candidates
+OVERLAP_WORK = 100_000
+
+
+def shares_memory(a: np.ndarray, b: np.ndarray, first: str, second: str) -> bool:
+    """``np.shares_memory`` within ``OVERLAP_WORK``; where it cannot tell, an ArgumentError (the
+    kernel refuses the pair, as it refuses arrays that overlap)."""
+    try:
+        return bool(np.shares_memory(a, b, max_work=OVERLAP_WORK))  # type: ignore[arg-type]  # (numpy 2.4 types max_work as -1 or 0 only)
+    except np.exceptions.TooHardError:
+        raise ArgumentError(f"arguments {first!r} and {second!r} are views of one buffer whose overlap NumPy's "
+                            f"search could not decide in {OVERLAP_WORK} steps, and the kernel writes one of them; "
+                            "pass separate arrays (e.g. a .copy())") from None
+
+
+def _overlap(a, b, first: str, second: str) -> bool:
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return np.may_share_memory(a, b) and np.shares_memory(a, b)
+        return np.may_share_memory(a, b) and shares_memory(a, b, first, second)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return False  # host and device memory never overlap
     (low_a, high_a), (low_b, high_b) = device_span(a), device_span(b)
@@ -616,7 +654,8 @@ class CallPlan:
         for i, j, message in self.pairs:
             first, second = head[arrays[i]], head[arrays[j]]
             if (first + spans[i][0] < second + spans[j][1] and second + spans[j][0] < first + spans[i][1]
-                    and np.shares_memory(args[arrays[i]], args[arrays[j]])):
+                    and shares_memory(args[arrays[i]], args[arrays[j]], self.arguments[arrays[i]].name,
+                                      self.arguments[arrays[j]].name)):
                 raise ArgumentError(message)
 
 

@@ -167,6 +167,14 @@ def test_the_packed_rows_knobs_are_part_of_the_key(monkeypatch):
     assert Options().key() != options
 
 
+def test_the_mask_moves_guard_is_part_of_the_key(monkeypatch):
+    """Entries made before the guard may hold llvm#191304's machine code (backends/cpu/mask_moves.py)."""
+    monkeypatch.delenv("POLYFUSE_MASK_MOVES_GUARD", raising=False)
+    guarded = cache.cpu_key()
+    monkeypatch.setenv("POLYFUSE_MASK_MOVES_GUARD", "0")
+    assert cache.cpu_key() != guarded
+
+
 def test_cuda_promotion_settings_are_part_of_the_options_key(monkeypatch):
     monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "16384")
     small = Options(target="cuda").key()

@@ -95,6 +95,36 @@ def test_overlap_is_exact_for_interleaved_views():
         k(evens, np.ones(8), buf[2::2])
 
 
+def test_a_written_view_whose_elements_meet_is_refused():
+    """(cp45) strides (8, 8) over float64: X[i, j] and X[i + 1, j - 1] are one element. NumPy's
+    X += Y buffers its operands there; the kernel wrote through them in its own order."""
+    def doubled(X, Y):
+        for i in range(X.shape[0]):
+            for j in range(X.shape[1]):
+                Y[i, j] = X[i, j] * 2.0
+
+    k = polyfuse.kernel(doubled)
+    diagonal = as_strided(np.arange(7.0), shape=(4, 4), strides=(8, 8))
+    with pytest.raises(ArgumentError, match=r"strides \(8, 8\) for shape \(4, 4\).* may share memory"):
+        k(np.ones((4, 4)), diagonal)
+    out = np.empty((4, 4))
+    k(diagonal, out)  # read only: fine
+    np.testing.assert_array_equal(out, 2 * diagonal)
+
+
+def test_an_overlap_numpy_cannot_decide_in_bounded_work_is_refused():
+    """(cp45) np.shares_memory's exact search is NP-complete: two as_strided views of one buffer
+    (NumPy's documented example) kept a call in it for over a minute; bounded, it refuses."""
+    def first(a, b):
+        b[0, 0, 0] = a[1, 1, 1] + 1
+
+    x = np.zeros(192163377 // 27 + 10**6, dtype=np.int8)
+    a = as_strided(x, strides=(36674 // 3, 61119 // 3, 85569 // 3), shape=(349, 349, 349))
+    b = as_strided(x[333:], strides=(7, 7 * 349 + 1, (7 * 349 + 1) * 349 + 5), shape=(349, 349, 3))
+    with pytest.raises(ArgumentError, match="could not decide"):
+        polyfuse.kernel(first)(a, b)
+
+
 def test_reads_of_the_same_array_are_not_refused(k_add):
     a, out = np.arange(8.0), np.empty(8)
     for _ in range(2):

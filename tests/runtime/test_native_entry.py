@@ -311,6 +311,35 @@ def test_an_index_error_in_the_machine_code_is_raised():
     same_as_undecorated(kernel, gather, x, np.array([9, -1, 0, 5]), np.zeros(4))
 
 
+def test_concurrent_calls_raise_their_own_index_errors_only():
+    """The flag is the module's: a call whose indices were in range raised another thread's
+    IndexError (or its native entry an AssertionError), and the other returned (cp45)."""
+    x = np.arange(400000.0)
+    good = np.arange(0, 400000, 2)
+    bad = good.copy()
+    bad[0] = 400000  # (at once: another call may see the flag for the whole of this call's loop)
+    kernel = warmed(gather, x, good, np.empty(200000))
+    wrong = []
+
+    def work(indices, expected) -> None:
+        for _ in range(40):
+            y = np.empty(200000)
+            try:
+                kernel(x, indices, y)
+                raised = None
+            except Exception as exc:  # noqa: BLE001 - which one is the test
+                raised = type(exc)
+            if raised is not expected or (expected is None and not np.array_equal(y, x[indices])):
+                wrong.append((expected, raised))
+
+    workers = [threading.Thread(target=work, args=args) for args in ((bad, IndexError), (good, None)) * 2]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert wrong == []
+
+
 @pytest.fixture
 def two_threads():
     from polyfuse.runtime import threads
