@@ -261,7 +261,9 @@ def test_settle_waits_for_a_thread_that_wants_a_core():
     returned = time.perf_counter()
     worker.join()
     assert returned >= finished[0] or waited > measure.SETTLE_MAX
-    assert measure.settle() < 0.05  # nothing runs any more
+    # nothing runs any more: quiet steps end the wait before its cap (a time bar such as 0.05 s
+    # failed at load 20, where two 2 ms sleeps took 57 ms)
+    assert measure.settle() < measure.SETTLE_MAX
 
 
 def test_warm_up_makes_the_untimed_calls_within_its_budget(monkeypatch):
