@@ -319,9 +319,10 @@ def tallies_since(before: dict[str, dict[str, int]], after: dict[str, dict[str, 
 
 
 def _check_timed(row: BenchRow, outputs: tuple, reference: tuple, positions: dict[str, int], which: str) -> None:
-    """A timed call's outputs against numba's: a disagreement makes the row a MISMATCH."""
+    """A timed call's outputs against numba's: a disagreement makes the row a MISMATCH (the first
+    one found names the row's error)."""
     ok, diffs = compare(outputs, reference, positions)
-    if not ok:
+    if not ok and row.check != "MISMATCH":
         row.check, row.max_abs_diff = "MISMATCH", diffs
         row.error = f"{which} disagrees with numba (the first call agreed)"
 
@@ -419,7 +420,7 @@ def _bench_numpy(spec: SuiteKernel, row: BenchRow, inputs: tuple, reference: tup
             row.numpy_check = "ERROR"
         row.numpy_error = f"{stage}: {type(exc).__name__}: {exc}".strip()
     if isinstance(polyfuse_series, PolyfuseSeries) and polyfuse_series.last:
-        _check_timed(row, polyfuse_series.last[0], reference, positions, "the last call timed in turn with numpy")
+        _check_timed(row, polyfuse_series.last[0], reference, positions, "the last timed call of the series in turn with numpy")
 
 
 def close_enough(ours: Any, reference: Any) -> tuple[bool, float | None]:
