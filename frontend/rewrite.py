@@ -57,6 +57,7 @@ from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
+from .branch_locals import separate_branch_locals
 from .call_sizes import written_arguments
 from .checker import is_allocation
 from .comprehension_hoist import hoist_comprehension_arrays
@@ -157,6 +158,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = hoist_comprehension_arrays(rw, tree.body)  # y[:] = np.array([f(i) for i in ...]): a local first
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
+    # v = ... under an if, v reused elsewhere, dead after the if: a fresh name there
+    tree.body = separate_branch_locals(tree.body, {a.arg for a in tree.args.args}, rw.fresh)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     tree.body = display_loops_and_elements(rw, tree.body)  # for q in (i, j); dy[d] of dy = (-1, 0, 1, 0)
     rw.local_extents = local_extents(rw, tree.body)
