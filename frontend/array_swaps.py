@@ -303,6 +303,7 @@ def _binds_name(target: ast.expr) -> bool:
     return isinstance(target, ast.Name)
 
 
+_NUMBERS = ("shape", "size", "ndim", "dtype", "itemsize", "nbytes")  # attributes that are no view
 _LIKE = ("empty_like", "zeros_like", "ones_like", "full_like", "copy", "array", "ascontiguousarray")
 _SHAPED = ("empty", "zeros", "ones", "full")
 
@@ -383,6 +384,8 @@ def _may_view(node: ast.expr, names: set[str]) -> bool:
     """Whether the value of ``node`` may share memory with an array of ``names``."""
     if isinstance(node, ast.Name):
         return node.id in names
+    if isinstance(node, ast.Attribute) and node.attr in _NUMBERS:
+        return False  # h, w = a.shape: numbers
     if isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
         return _may_view(node.value, names)
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):
