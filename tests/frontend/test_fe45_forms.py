@@ -106,6 +106,15 @@ def live_after_the_if(x):
     return t
 
 
+def sum_then_offset(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            s += x[i]
+        s += 0.25  # a Python float where no element was added, NumPy's after one was
+    return s
+
+
 RNG = np.random.default_rng(45)
 CASES = [
     (table_steps, (RNG.standard_normal(5), 2)),
@@ -114,10 +123,12 @@ CASES = [
     (ping_pong_elements, (RNG.integers(-2, 3, (4, 3)), 3)),
     (scratch_in_branches, (RNG.standard_normal(8),)),
     (live_after_the_if, (RNG.standard_normal(5),)),
+    (sum_then_offset, (np.array([0.1, 0.2]),)),
+    (sum_then_offset, (np.array([0.1, 0.7, 0.2]),)),
 ]
 
 
-@pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{c[0].__name__}-{k}" for k, c in enumerate(CASES)])
 def test_fe45_forms_match_python(fn, args):
     got = polyfuse.kernel(fn, target="python")(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
