@@ -474,9 +474,11 @@ class Lifter:
             return None
         weak = {"i": 0, "f": 0.0, "b": False, "c": 0j}[np.dtype(t.dtype).kind]
 
+        name = target.id
+
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):
-                return ast.copy_location(ast.Constant(weak), n) if n.id == target.id else n
+                return ast.copy_location(ast.Constant(weak), n) if n.id == name else n
 
         alternative = _Weak().visit(copy.deepcopy(expr))
         try:
