@@ -30,7 +30,7 @@ from .checker import module_of
 from .desugar import Constants, StatementTransformer, int_constant
 from .desugar import Rewriter as DesugarRewriter
 from .early_return import RESULT
-from .numba_values import boxed, is_boxed
+from .numba_values import TUPLE_INDEX, boxed, is_boxed
 from .source import KernelSource, location_key, map_blocks, walk
 
 _SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
@@ -462,8 +462,9 @@ class _Elements(ast.NodeTransformer):
             return node
         n = len(display.elts)
         at = self.rw.fresh("tuple_at")
-        self.pre.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(at, ast.Store()), node)],
-                                                     node.slice), self.stmt))
+        index = self.rw.placed(ast.Call(ast.Name(TUPLE_INDEX, ast.Load()), [node.slice], []), node)
+        self.pre.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(at, ast.Store()), node)], index),
+                                          self.stmt))
         test = ast.parse(f"{-n} <= {at} < {n}", mode="eval").body
         message = ast.Tuple([ast.Constant("IndexError"), ast.Constant("tuple index out of range")], ast.Load())
         check = ast.Assert(self.rw.placed(test, node), self.rw.placed(message, node))

@@ -143,3 +143,15 @@ def test_a_tuple_index_out_of_range_raises_python_s_index_error():
         kernel(np.ones(6), 1)  # i = 5: steps[-4]
     with pytest.raises(IndexError):
         table_steps(np.ones(6), 1)
+
+
+def float_tuple_index(x, k):
+    t = (1.0, 2.0)
+    return x[0] * t[k / 2]
+
+
+def test_a_tuple_indexed_by_a_float_is_refused_as_python_s_type_error():
+    with pytest.raises(TypeError):
+        float_tuple_index(np.ones(2), 2)
+    with pytest.raises(polyfuse.UnsupportedError, match="tuple indexed by a float64"):
+        polyfuse.kernel(float_tuple_index, target="python")(np.ones(2), 2)
