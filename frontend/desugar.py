@@ -1524,8 +1524,10 @@ class Constants(StatementTransformer):
             return None
         assigned = {n.id for st in node.body for n in walk(st) if isinstance(n, ast.Name)
                     and not isinstance(n.ctx, ast.Load)} | {n.id for n in names}
-        if not all(_fixed_value(e, assigned) for column in columns for e in column):
-            return None
+        arrays = {name for name, rank in getattr(self.rw, "ranks", {}).items() if rank}
+        if not all(_fixed_value(e, assigned) for column in columns for e in column) \
+                or any(isinstance(e, ast.Name) and e.id in arrays for column in columns for e in column):
+            return None  # (a tuple of arrays: refused as a loop over something other than range)
         body = self.block(node.body)
         counter = self.rw.fresh("item_k")
         first = [ast.copy_location(ast.Assign([self.rw.placed(ast.Name(n.id, ast.Store()), n)],
