@@ -51,7 +51,7 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
         map_blocks(stmt, lambda inner: swap_arrays(rw, inner, arrays, whole))
         pairs = _permuted(stmt)
         if pairs is None or not all(name in arrays for name, _ in pairs) \
-                or _viewed(whole, {n for n, _ in pairs}, moved=stmt):
+                or _viewed(whole, {n for n, _ in pairs}, moved=stmt, given=getattr(rw, "ranks", {})):
             out.append(stmt)
             continue
         if len(pairs) == 2:
@@ -260,18 +260,21 @@ _NEW_FUNCTIONS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "sin", "cos
 
 
 def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[int] = frozenset(),
-            moved: ast.stmt | None = None) -> bool:
+            moved: ast.stmt | None = None, given: dict[str, int] | None = None) -> bool:
     """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
     arrays would change what that name sees, where Python's swap changes nothing it sees.  A
     ``for`` over one of them sees the array only while it runs: with the swap ``moved`` known,
     such a loop counts only where the swap is inside it or its target is read outside it
-    (radix sort's ``for v in out: ...`` then ``out, tmp = tmp, out``)."""
+    (radix sort's ``for v in out: ...`` then ``out, tmp = tmp, out``).  An element, ``c = g[i, j]``
+    of a ``g`` whose rank is known (``_ranks``: the arguments' ``given``, and local arrays made
+    from them), is a number, no view."""
+    ranks = _ranks(body, given or {})
     for node in (n for stmt in body for n in walk(stmt)):
         if id(node) in skip:
             continue
         if isinstance(node, ast.Assign) and _permuted(node) is None and any(map(_binds_name, node.targets)) \
-                and _may_view(node.value, names):
+                and not _element(node.value, ranks) and _may_view(node.value, names):
             return True
         if isinstance(node, ast.For) and _may_view(node.iter, names) and _loop_view_escapes(body, node, moved):
             return True
@@ -300,10 +303,89 @@ def _binds_name(target: ast.expr) -> bool:
     return isinstance(target, ast.Name)
 
 
+_NUMBERS = ("shape", "size", "ndim", "dtype", "itemsize", "nbytes")  # attributes that are no view
+_LIKE = ("empty_like", "zeros_like", "ones_like", "full_like", "copy", "array", "ascontiguousarray")
+_SHAPED = ("empty", "zeros", "ones", "full")
+
+
+def _ranks(body: list[ast.stmt], given: dict[str, int]) -> dict[str, int]:
+    """The rank of each name bound to arrays of one rank only: the arguments' (``given``), and
+    locals bound to ``np.zeros((n, m))``, ``np.empty(n)``, ``x.copy()``, ``np.empty_like(x)`` of
+    a name of known rank; a name bound to anything else anywhere has none."""
+    pairs: list[tuple[ast.Name, ast.expr]] = []  # name = value, and a, b = b, a item by item
+    for node in (n for stmt in body for n in walk(stmt)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name):
+                pairs.append((target, value))
+            elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(
+                    value.elts) and not any(isinstance(e, ast.Starred) for e in value.elts):
+                pairs.extend((t, v) for t, v in zip(target.elts, value.elts) if isinstance(t, ast.Name))
+    plain = {id(target) for target, _ in pairs}
+    other = {n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name)
+             and not isinstance(n.ctx, ast.Load) and id(n) not in plain}
+    ranks = dict(given)
+    for _ in range(len(pairs) + 1):  # optimistic: a binding that reads a name of no rank yet waits
+        bound: dict[str, set[int | None]] = {}
+        for target, value in pairs:
+            rank = _rank_of(value, ranks)
+            if rank is not _PENDING:
+                bound.setdefault(target.id, set()).add(rank)  # type: ignore[arg-type]
+        new = {}
+        for name in set(given) | set(bound):
+            found = bound.get(name, set()) | ({given[name]} if name in given else set())
+            if len(found) == 1 and None not in found and name not in other:
+                new[name] = next(iter(found))
+        if new == ranks:
+            break
+        ranks = new  # type: ignore[assignment]
+    # every binding of a ranked name must give that rank now (none still waiting)
+    return {name: rank for name, rank in ranks.items()
+            if all(_rank_of(value, ranks) == rank for target, value in pairs if target.id == name)}
+
+
+_PENDING: object = object()  # a name whose rank is not known yet (``_ranks``)
+
+
+def _rank_of(value: ast.expr, ranks: dict[str, int]) -> int | None:
+    """The rank of the array ``value`` makes, where it is an allocation or copy that says it."""
+    if isinstance(value, ast.Name):
+        return ranks.get(value.id, _PENDING)  # type: ignore[arg-type]
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return None
+    func = value.func
+    if func.attr == "copy" and not value.args and isinstance(func.value, ast.Name):
+        return ranks.get(func.value.id, _PENDING)  # type: ignore[arg-type]
+    if not (isinstance(func.value, ast.Name) and func.value.id in ("np", "numpy") and value.args):
+        return None
+    first = value.args[0]
+    if func.attr in _LIKE and isinstance(first, ast.Name):
+        return ranks.get(first.id, _PENDING)  # type: ignore[arg-type]
+    if func.attr in _SHAPED and isinstance(first, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in first.elts) else len(first.elts)
+    if func.attr in _SHAPED and (isinstance(first, ast.Constant) and type(first.value) is int or isinstance(
+            first, ast.Subscript) and isinstance(first.value, ast.Attribute) and first.value.attr == "shape"):
+        return 1
+    return None
+
+
+def _element(node: ast.expr, ranks: dict[str, int]) -> bool:
+    """Whether ``node`` is ``a[i, j]`` of an array ``a`` of that rank with no slice, ``None`` or
+    ``...`` among its subscripts: a number, or (an index array among them) a copy; never a view."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ranks):
+        return False
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return len(items) == ranks[node.value.id] and not any(
+        isinstance(item, (ast.Slice, ast.Starred)) or isinstance(item, ast.Constant) and item.value in (None, Ellipsis)
+        for item in items)
+
+
 def _may_view(node: ast.expr, names: set[str]) -> bool:
     """Whether the value of ``node`` may share memory with an array of ``names``."""
     if isinstance(node, ast.Name):
         return node.id in names
+    if isinstance(node, ast.Attribute) and node.attr in _NUMBERS:
+        return False  # h, w = a.shape: numbers
     if isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
         return _may_view(node.value, names)
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):

@@ -18,7 +18,7 @@ from polyfuse.model.region import LAPACK_CALL, MATMUL_CALL
 
 from . import scalars
 from .allocation import ALLOCATORS
-from .numba_values import BOXED
+from .numba_values import BOXED, TUPLE_INDEX
 from .source import KernelSource, walk
 
 SUPPORTED_HINT = {
@@ -68,7 +68,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow) + _BITWISE
 _AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div) + _BITWISE  # //= %= **= are written out (frontend.desugar for elements,
 # frontend.arrays for scalar names; an array name's writes in place)
-_BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex", "round", BOXED)
+_BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex", "round", BOXED, TUPLE_INDEX)
 _PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method call
 
 #: ``REASSOC_CALL(acc + term)``: the update of a reduction's accumulator that

@@ -1256,6 +1256,31 @@ def _select(counter: str, values: list) -> ast.expr:
     return out
 
 
+def _fixed_value(node: ast.expr, assigned: set[str]) -> bool:
+    """Whether ``node`` is arithmetic of constants, sizes (``x.shape[0]``) and names outside
+    ``assigned``: a value that does not change while a loop whose body assigns ``assigned`` runs."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float, bool, complex)
+    if isinstance(node, ast.Name):
+        return isinstance(node.ctx, ast.Load) and node.id not in assigned
+    if isinstance(node, ast.UnaryOp):
+        return _fixed_value(node.operand, assigned)
+    if isinstance(node, ast.BinOp):
+        return _fixed_value(node.left, assigned) and _fixed_value(node.right, assigned)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return int_constant(node.slice) is not None and _fixed_value(node.value.value, assigned)
+    return False
+
+
+def _choice(counter: str, values: list[ast.expr]) -> ast.expr:
+    """``values[0] if counter == 0 else (values[1] if counter == 1 else ...)`` of expressions."""
+    out = copy.deepcopy(values[-1])
+    for k in range(len(values) - 2, -1, -1):
+        test = ast.Compare(ast.Name(counter, ast.Load()), [ast.Eq()], [ast.Constant(k)])
+        out = ast.IfExp(test, copy.deepcopy(values[k]), out)
+    return out
+
+
 def _display(value: tuple) -> ast.Tuple:
     return ast.Tuple([_display(v) if type(v) is tuple else ast.Constant(v) for v in value], ast.Load())
 
@@ -1447,7 +1472,9 @@ class Constants(StatementTransformer):
             return None
         rows = [_number_row(e) for e in node.iter.elts]
         widths = {len(r) if isinstance(r, list) else 0 for r in rows}
-        if any(r is None for r in rows) or len(widths) != 1:
+        if any(r is None for r in rows):
+            return self._expression_loop(node)
+        if len(widths) != 1:
             return None
         width, target = widths.pop(), node.target
         columns: list[list[Any]]
@@ -1481,6 +1508,39 @@ class Constants(StatementTransformer):
             return ast.copy_location(loop, node)
         rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), span, []), node.iter)
         return ast.copy_location(ast.For(target, rng, body, [], None), node)
+
+    def _expression_loop(self, node: ast.For) -> ast.For | None:
+        """``for q in (i, j):`` and ``for a, b in ((i, 0), (j, 1)):`` of other values: ``for k in
+        range(len):`` then each name the choice of its column (``q = i if k == 0 else j``), as
+        numba unrolls a loop over a homogeneous tuple.  Python evaluates the display once, before
+        the loop; the choice reads its values at each iteration, so the elements may read only
+        names the body does not assign (nor the loop's own names), sizes and constants, through
+        arithmetic: no array element and no call.  None for other loops."""
+        assert isinstance(node.iter, (ast.Tuple, ast.List))
+        elts, target = node.iter.elts, node.target
+        if isinstance(target, ast.Name):
+            names, columns = [target], [list(elts)]
+        elif isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts) and all(
+                isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) == len(target.elts) for e in elts):
+            names = [t for t in target.elts if isinstance(t, ast.Name)]
+            columns = [[e.elts[c] for e in elts if isinstance(e, (ast.Tuple, ast.List))] for c in range(len(names))]
+        else:
+            return None
+        assigned = {n.id for st in node.body for n in walk(st) if isinstance(n, ast.Name)
+                    and not isinstance(n.ctx, ast.Load)} | {n.id for n in names}
+        arrays = {name for name, rank in getattr(self.rw, "ranks", {}).items() if rank}
+        if not all(_fixed_value(e, assigned) for column in columns for e in column) \
+                or any(isinstance(e, ast.Name) and e.id in arrays for column in columns for e in column):
+            return None  # (a tuple of arrays: refused as a loop over something other than range)
+        body = self.block(node.body)
+        counter = self.rw.fresh("item_k")
+        first = [ast.copy_location(ast.Assign([self.rw.placed(ast.Name(n.id, ast.Store()), n)],
+                                              self.rw.placed(_choice(counter, column), node.iter)), node)
+                 for n, column in zip(names, columns)]
+        loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), target),
+                       self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(elts))], []),
+                                      node.iter), [*first, *body], [], None)
+        return ast.copy_location(loop, node)
 
     def visit_Call(self, node: ast.Call):
         """``float("inf")``, ``float("nan")`` (the builtin of a string literal): the float."""

@@ -25,7 +25,7 @@ from .checker import is_numpy_abs_call, is_reassoc_call, module_of
 from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .local_versions import version_read
-from .numba_values import BOXED
+from .numba_values import BOXED, TUPLE_INDEX
 from .scalars import (
     ScalarCalls,
     check_int_literals,
@@ -683,6 +683,12 @@ class ExpressionLifter:
             return self.round_of(node, args)
         if name == BOXED:  # a numba helper's value: the Python number of its kind (numba_values)
             return self.numba_value(node, args[0])
+        if name == TUPLE_INDEX:  # a tuple display's index (frontend.tuples): an integer, as Python requires
+            self._arity(node, args, 1)
+            if args[0].dtype != "bool" and not args[0].dtype.startswith(("int", "uint")):
+                raise self.lifter.error(node, f"a tuple indexed by a {args[0].dtype} value (Python raises TypeError: "
+                                        "tuple indices must be integers)", "tuple index")
+            return args[0]
         if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
             target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": VType("bool", True)}[name]

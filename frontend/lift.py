@@ -7,11 +7,13 @@ in :mod:`frontend.affine`.  The walk context (loop stack, the current domain) li
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import functools
 from dataclasses import dataclass, field
 
 import islpy as isl
+import numpy as np
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
@@ -424,6 +426,8 @@ class Lifter:
         types (``m = max(m, x[i])`` of a Python ``m = 0``: Python keeps the operand it chose) sets
         the kind of the branch taken, written before the value (its test reads the old value)."""
         chosen = isinstance(target, ast.Name) and kind_varies(lifter, target, node, value, self.flagged)
+        inherited = None if chosen else self._inherited_kind(node, target, value, scope)
+        chosen = chosen or inherited is not None
         kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
         op = monotone_op(lifter, target, node) if isinstance(target, ast.Name) and scope.loop_vars else None
         if isinstance(target, ast.Name) and scope.loop_vars:
@@ -440,11 +444,51 @@ class Lifter:
         if not (isinstance(target, ast.Name) and target.id in self.flagged):
             return []
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        if inherited is not None:  # s = s + 0.3: NumPy's where s was NumPy's, else that Python number's
+            assert isinstance(target, ast.Name)
+            flags = self.expressions(scope)
+            own = flags.convert(ast.copy_location(ast.Name(STRONG + target.id, ast.Load()), target))
+            strong = ir.Compare("==", own, ir.Const(0, "int8", False))
+            kind_of = ir.Select(strong, ir.Const(0, "int8", False), ir.Const(inherited, "int8", False), "int8", False)
+            return [self.add_statement(node, flag, kind_of, scope, flags)]
         if chosen:  # the choice again, converted by the flag's own lifter (which records its reads)
             assert isinstance(target, ast.Name)
             flags = self.expressions(scope)
             return [self.add_statement(node, flag, kind_choice(flags, target, choice_of(node)), scope, flags)]
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
+
+    def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> int | None:
+        """Where ``name = value`` of a flagged local gives a NumPy scalar only through ``name``
+        itself (``s = s + 0.3``, ``s *= 2``: a Python number where ``s`` was one, NumPy's where it
+        was NumPy's), the kind (1 to 4) of the Python number it gives where ``name`` holds one;
+        None for other assignments (their kind does not depend on the local's)."""
+        if not (isinstance(target, ast.Name) and target.id in self.flagged) or value.weak \
+                or not isinstance(node, (ast.Assign, ast.AugAssign)):
+            return None
+        expr: ast.expr = node.value if isinstance(node, ast.Assign) else \
+            ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op, node.value), node)
+        if not any(isinstance(n, ast.Name) and n.id == target.id for n in walk(expr)) \
+                or choice_of(node) is not None:
+            return None
+        t = self.scalar_type(target.id)
+        if t is None or np.dtype(t.dtype).kind not in "ifbc":
+            return None
+        weak = {"i": 0, "f": 0.0, "b": False, "c": 0j}[np.dtype(t.dtype).kind]
+
+        name = target.id
+
+        class _Weak(ast.NodeTransformer):
+            def visit_Name(self, n: ast.Name):
+                return ast.copy_location(ast.Constant(weak), n) if n.id == name else n
+
+        alternative = _Weak().visit(copy.deepcopy(expr))
+        try:
+            converted = self.expressions(scope).convert(alternative)
+        except UnsupportedError:
+            return None
+        if not converted.weak:
+            return None
+        return 1 + "ifbc".index(weak_kind(converted.dtype))
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
         """The locals the final return gives back by name that were assigned both Python numbers

@@ -23,6 +23,9 @@ from __future__ import annotations
 import ast
 
 BOXED = "_pf_numba_value"
+#: ``_pf_tuple_index(k)``: ``k`` as it indexes a tuple display (frontend.tuples), an integer or a
+#: bool; the lowering refuses another dtype (Python's TypeError) (kept here, a module every pass may import)
+TUPLE_INDEX = "_pf_tuple_index"
 
 
 def is_boxed(node: ast.AST) -> bool:

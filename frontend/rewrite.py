@@ -57,6 +57,7 @@ from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
+from .branch_locals import separate_branch_locals
 from .call_sizes import written_arguments
 from .checker import is_allocation
 from .comprehension_hoist import hoist_comprehension_arrays
@@ -95,7 +96,7 @@ from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
-from .tuples import substitute_tuples
+from .tuples import display_loops_and_elements, substitute_tuples
 from .zero_d import zero_d_elements
 
 MAX_INLINE_DEPTH = 16
@@ -157,7 +158,10 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = hoist_comprehension_arrays(rw, tree.body)  # y[:] = np.array([f(i) for i in ...]): a local first
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
+    # v = ... under an if, v reused elsewhere, dead after the if: a fresh name there
+    tree.body = separate_branch_locals(tree.body, {a.arg for a in tree.args.args}, rw.fresh)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
+    tree.body = display_loops_and_elements(rw, tree.body)  # for q in (i, j); dy[d] of dy = (-1, 0, 1, 0)
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
@@ -835,9 +839,21 @@ class Helper:
             if isinstance(stmt, ast.If) and _returns(stmt.body):
                 then = self._value_of(stmt.body, dict(values))
                 other = self._value_of(stmt.orelse + stmts[k + 1:], dict(values))
-                choice = ast.copy_location(ast.IfExp(self.substitute(stmt.test, values), then, other), stmt)
-                self.rw.mark_one(choice, self.rw.origin(stmt))
-                return choice
+                return self._choice(stmt, self.substitute(stmt.test, values), then, other)
+            if isinstance(stmt, ast.If) and not any(isinstance(n, ast.Return) for n in walk(stmt)):
+                self._branch_values(stmt, values)  # if/elif/else assigning locals: each a choice
+                continue
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):  # h += 1.0
+                target = stmt.target.id
+                original = next((k for k, v in self.names.items() if v == target), target)
+                if original not in values:
+                    raise self.rw.error(stmt, f"local {target!r} of helper {self.fn.__name__}() is updated before "
+                                        "it is assigned", "statement in a value helper")
+                update = ast.copy_location(ast.BinOp(self.rw.copy(values[original]), stmt.op,
+                                                     self.substitute(stmt.value, values)), stmt)
+                self.rw.mark_one(update, self.rw.origin(stmt))
+                values[original] = update
+                continue
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
                 raise self.rw.error(stmt, f"helper {self.fn.__name__}() returns a value, so its body may only "
                                     "assign locals, and return from ifs, before 'return expr' here (a value "
@@ -850,6 +866,62 @@ class Helper:
             values[original] = self.substitute(stmt.value, values)  # straight-line: in order
         raise self.rw.error(self.call, f"helper {self.fn.__name__}() may end without returning a value",
                             "helper without a value")
+
+    def _choice(self, at: ast.AST, test: ast.expr, then: ast.expr, other: ast.expr) -> ast.expr:
+        """``then if test else other``; of two tuple displays of one length (a helper that returns
+        ``b, a`` from an if and ``a, b`` at its end), the display of each item's choice, the
+        form numba's unified tuple type has and tuple consumers read."""
+        if isinstance(then, ast.Tuple) and isinstance(other, ast.Tuple) and len(then.elts) == len(other.elts) \
+                and not any(isinstance(e, ast.Starred) for e in then.elts + other.elts):
+            items = [self._choice(at, self.rw.copy(test), a, b) for a, b in zip(then.elts, other.elts)]
+            display = ast.copy_location(ast.Tuple(items, ast.Load()), at)
+            self.rw.mark_one(display, self.rw.origin(at))
+            return display
+        choice = ast.copy_location(ast.IfExp(test, then, other), at)
+        self.rw.mark_one(choice, self.rw.origin(at))
+        return choice
+
+    def _branch_values(self, stmt: ast.If, values: dict[str, ast.expr]) -> None:
+        """``values`` after an if that returns nowhere and only assigns locals (``if mx == r: h =
+        ...`` / ``elif`` / ``else``): each local a branch assigns is the choice of its value in each
+        branch (its value before the if where a branch leaves it); one assigned on one path only,
+        with no value before, is refused (Python's UnboundLocalError where it is read)."""
+        test = self.substitute(stmt.test, values)
+        then, other = dict(values), dict(values)
+        self._straight(stmt.body, then)
+        self._straight(stmt.orelse, other)
+        for name in [*then, *(n for n in other if n not in then)]:
+            a, b = then.get(name), other.get(name)
+            if a is values.get(name) and b is values.get(name):
+                continue
+            if a is None or b is None:
+                raise self.rw.error(stmt, f"local {name!r} of helper {self.fn.__name__}() is assigned on one branch "
+                                    "of this if only and has no value before it; assign it before the if",
+                                    "statement in a value helper")
+            values[name] = self._choice(stmt, self.rw.copy(test), a, b)
+
+    def _straight(self, stmts: list[ast.stmt], values: dict[str, ast.expr]) -> None:
+        """``values`` after ``stmts``: local assignments and ifs that return nowhere (a value
+        helper's branch that does not return)."""
+        for stmt in stmts:
+            if isinstance(stmt, ast.If) and not any(isinstance(n, ast.Return) for n in walk(stmt)):
+                self._branch_values(stmt, values)
+                continue
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+                original = next((k for k, v in self.names.items() if v == stmt.target.id), stmt.target.id)
+                if original in values:
+                    update = ast.copy_location(ast.BinOp(self.rw.copy(values[original]), stmt.op,
+                                                         self.substitute(stmt.value, values)), stmt)
+                    self.rw.mark_one(update, self.rw.origin(stmt))
+                    values[original] = update
+                    continue
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                raise self.rw.error(stmt, f"helper {self.fn.__name__}() returns a value, so its body may only "
+                                    "assign locals, and return from ifs, before 'return expr' here", "statement in a "
+                                    "value helper")
+            target = stmt.targets[0].id
+            original = next((k for k, v in self.names.items() if v == target), target)
+            values[original] = self.substitute(stmt.value, values)
 
 
 _MISSING = object()

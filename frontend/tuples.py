@@ -27,11 +27,11 @@ from typing import Protocol
 from polyfuse.errors import UnsupportedError
 
 from .checker import module_of
+from .desugar import Constants, StatementTransformer, int_constant
 from .desugar import Rewriter as DesugarRewriter
-from .desugar import int_constant
 from .early_return import RESULT
-from .numba_values import boxed, is_boxed
-from .source import KernelSource, map_blocks, walk
+from .numba_values import TUPLE_INDEX, boxed, is_boxed
+from .source import KernelSource, location_key, map_blocks, walk
 
 _SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
 _RULE = ("a tuple (or list) local is written out at each use: assign it once, from loop variables, "
@@ -344,3 +344,136 @@ class _Allocations(ast.NodeTransformer):
         for node in (func, new):
             self.rw.mark_one(node, self.rw.origin(call))
         return new
+
+
+def display_loops_and_elements(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with the loops over tuple displays that writing out tuple locals made (``dirs =
+    ((0, 1), (1, 0))`` then ``for di, dj in dirs:``; ``for q in (i, j):``) made range loops, as
+    desugar's Constants makes them for displays written in the loop, and each element of a display
+    at a computed index (``dy = (-1, 0, 1, 0)`` then ``y + dy[d]``) a choice of its elements: the
+    index into a fresh local before the statement, Python's IndexError there where it is out of
+    range (``assert``, the run-time check), negative ones counting from the end."""
+    body = _DisplayLoops(rw, rw.globals, set()).block(body)
+    return _DisplayElements(rw).block(body)
+
+
+class _DisplayLoops(Constants):
+    """Constants' loops over displays only (its global constants were read before the inlining)."""
+
+    def visit_Name(self, node: ast.Name):
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript):
+        self.generic_visit(node)
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.generic_visit(node)
+        return node
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        return node
+
+    def visit_Assign(self, node: ast.Assign):
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        return node
+
+    def visit_For(self, node: ast.For):
+        literal = self._literal_loop(node)
+        if literal is not None:
+            return literal
+        self.generic_visit(node)
+        return node
+
+
+_INDEX_CALLS = ("int", "abs", "min", "max")
+
+
+class _DisplayElements(StatementTransformer):
+    """``(a, b, c)[k]`` of a computed ``k`` -> ``a if t == 0 or t == -3 else (b if ... else c)``,
+    after ``t = k`` and ``assert -3 <= t < 3`` (IndexError) before the statement; only where the
+    statement surely evaluates the subscript (not in a branch of ``a if c else b``, after the first
+    operand of ``and``/``or``, in a comprehension or in a while test, where it stays refused)."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+
+    def visit_For(self, node: ast.For):
+        pre = self.elements(node, node, "iter")
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return [*pre, node]
+
+    def visit_If(self, node: ast.If):
+        pre = self.elements(node, node, "test")
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return [*pre, node]
+
+    def visit_While(self, node: ast.While):
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return node
+
+    def generic_visit(self, node: ast.AST):
+        if not isinstance(node, ast.stmt) or any(isinstance(getattr(node, f, None), list)
+                                                 for f in ("body", "handlers", "orelse")):
+            return node  # (with, try, nested defs: left for the checker to refuse)
+        pre: list[ast.stmt] = []
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                pre.extend(self.elements(node, node, field))
+        return [*pre, node]
+
+    def elements(self, stmt: ast.stmt, owner: ast.AST, field: str) -> list[ast.stmt]:
+        pre: list[ast.stmt] = []
+        setattr(owner, field, _Elements(self.rw, stmt, pre).visit(getattr(owner, field)))
+        return pre
+
+
+class _Elements(ast.NodeTransformer):
+    def __init__(self, rw: Rewriter, stmt: ast.stmt, pre: list[ast.stmt]) -> None:
+        self.rw, self.stmt, self.pre = rw, stmt, pre
+
+    def visit_IfExp(self, node: ast.IfExp):
+        node.test = self.visit(node.test)
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        node.values[0] = self.visit(node.values[0])
+        return node
+
+    def _left(self, node: ast.AST):
+        return node
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _left
+
+    def visit_Subscript(self, node: ast.Subscript):
+        self.generic_visit(node)
+        display = node.value
+        if not isinstance(node.ctx, ast.Load) or not isinstance(display, (ast.Tuple, ast.List)) or not display.elts \
+                or any(isinstance(e, ast.Starred) for e in display.elts) \
+                or isinstance(node.slice, (ast.Slice, ast.Tuple)) or int_constant(node.slice) is not None \
+                or any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _INDEX_CALLS
+                                                        and n.func.id not in self.rw.globals)
+                       or isinstance(n, (ast.Tuple, ast.List, ast.NamedExpr)) for n in walk(node.slice)):
+            return node
+        n = len(display.elts)
+        at = self.rw.fresh("tuple_at")
+        index = self.rw.placed(ast.Call(ast.Name(TUPLE_INDEX, ast.Load()), [node.slice], []), node)
+        self.pre.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(at, ast.Store()), node)], index),
+                                          self.stmt))
+        test = ast.parse(f"{-n} <= {at} < {n}", mode="eval").body
+        message = ast.Tuple([ast.Constant("IndexError"), ast.Constant("tuple index out of range")], ast.Load())
+        check = ast.Assert(self.rw.placed(test, node), self.rw.placed(message, node))
+        self.pre.append(ast.copy_location(check, self.stmt))
+        self.rw.source.raises.add(location_key(check))  # Python's exception, raised where it runs
+        out: ast.expr = self.rw.copy(display.elts[-1])
+        for k in range(n - 2, -1, -1):
+            name = ast.Name(at, ast.Load())
+            test = ast.BoolOp(ast.Or(), [ast.Compare(name, [ast.Eq()], [ast.Constant(k)]),
+                                         ast.Compare(ast.Name(at, ast.Load()), [ast.Eq()], [ast.Constant(k - n)])])
+            out = ast.IfExp(test, self.rw.copy(display.elts[k]), out)
+        return self.rw.placed(out, node)
