@@ -312,16 +312,28 @@ def _thread_policy() -> dict[str, object]:
     return policy
 
 
+def _thread_counts() -> tuple[int | None, int | None]:
+    """polyfuse's thread count as set (``threads._num_threads``; None: the default) and NumPy's
+    OpenBLAS count (None where it cannot be read)."""
+    from polyfuse.runtime import threads
+    from polyfuse.runtime.linalg_library import thread_count_functions
+
+    functions = thread_count_functions()
+    return threads._num_threads, None if functions is None else functions[0]()
+
+
 @pytest.fixture(autouse=True)
 def thread_policy_kept():
     """Every test leaves the serial-first rule's thresholds of ``backends/cpu/parallel.py`` as it
     found them (``threads_forced()`` and monkeypatch set them for one test): one left at 0 sends
     every later small phase of its process to the team, and test_team_choice's made-up clock ran
-    on a threshold of 0 once (session 34's CI, ZeroDivisionError).  They are put back, and the
-    test fails naming them."""
-    before = _thread_policy()
+    on a threshold of 0 once (session 34's CI, ZeroDivisionError).  So are the thread counts,
+    polyfuse's and NumPy's OpenBLAS's (a count left at 1 or 2 decides every later test's team
+    and BLAS modes).  They are put back, and the test fails naming them."""
+    before, counts = _thread_policy(), _thread_counts()
     yield
-    after = _thread_policy()
+    after, counts_after = _thread_policy(), _thread_counts()
+    left = []
     if after != before:
         from polyfuse.backends.cpu import parallel
 
@@ -329,7 +341,20 @@ def thread_policy_kept():
             setattr(parallel, name, before[name])
         parallel.RegionTimes.use_team = before["RegionTimes.use_team"]  # type: ignore[method-assign]
         changed = sorted(n for n in before if before[n] is not after[n] and before[n] != after[n])
-        pytest.fail(f"the test left parallel.{', parallel.'.join(changed)} changed (set it with monkeypatch)")
+        left.append(f"parallel.{', parallel.'.join(changed)} changed (set it with monkeypatch)")
+    if counts_after != counts:
+        from polyfuse.runtime import threads
+        from polyfuse.runtime.linalg_library import thread_count_functions
+
+        threads._num_threads = counts[0]
+        threads.THREADS_EPOCH.value += 1  # (a native entry made at the count left checks it again)
+        functions = thread_count_functions()
+        if functions is not None and counts[1] is not None:
+            functions[1](counts[1])
+        left.append(f"the thread counts (polyfuse's, OpenBLAS's) at {counts_after}, not {counts} "
+                    "(threads_forced() and threads.limited_to() put polyfuse's back)")
+    if left:
+        pytest.fail(f"the test left {'; '.join(left)}")
 
 
 @pytest.fixture
