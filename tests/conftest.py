@@ -402,6 +402,49 @@ def close_cluster() -> None:
         _cluster.pop("cluster").close()
 
 
+#: Python's thread switch interval while numba's CUDA simulator runs a block (0: Python's own, 5
+#: ms).  The simulator runs a block's threads as Python threads while its main thread polls them
+#: in a loop that holds the GIL until the interval forces a switch, so at 5 ms most of a
+#: block's time went to that poll: a promoted contraction at n=13 (tests/backends/cuda), three
+#: calls, 9.0-15.6 s wall and 2.9-3.6 s CPU at 5 ms against 4.2-7.2 s and 1.4-1.9 s at 0.5 ms
+#: (1 ms and 0.3 ms alike; 0.1 ms and 0.02 ms slower than 5 ms: the threads switch too often),
+#: interleaved, load 18-28.  What a kernel computes does not depend on it (the race detector
+#: of tests/backends/cuda/simulator_order.py switches every microsecond).
+SIMULATOR_SWITCH_SECONDS = float(os.environ.get("PYTEST_SIMULATOR_SWITCH_SECONDS", "0.0005"))
+CUDA_TESTS = Path(__file__).parent / "backends" / "cuda"
+
+
+def _switching_often(run):
+    def run_switching_often(self, *args):
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, SIMULATOR_SWITCH_SECONDS))  # (a race test's 1 us is kept)
+        try:
+            return run(self, *args)
+        finally:
+            sys.setswitchinterval(interval)
+
+    run_switching_often.switches_often = True  # type: ignore[attr-defined]
+    return run_switching_often
+
+
+def _simulator_switches_often(item) -> None:
+    """Wrap the simulator's ``BlockManager.run`` with ``SIMULATOR_SWITCH_SECONDS`` once it is
+    imported (by a test that compiled for the cuda target; a test of tests/backends/cuda imports
+    it here, so that its first simulated kernel runs wrapped too)."""
+    if SIMULATOR_SWITCH_SECONDS <= 0 or os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+        return
+    if CUDA_TESTS in item.path.parents and "numba.cuda" not in sys.modules:
+        importlib.import_module("numba.cuda")
+    for name, module in list(sys.modules.items()):
+        manager = getattr(module, "BlockManager", None) if name.endswith("cuda.simulator.kernel") else None
+        if manager is not None and not getattr(manager.run, "switches_often", False):
+            manager.run = _switching_often(manager.run)
+
+
+def pytest_runtest_setup(item):
+    _simulator_switches_often(item)
+
+
 def pytest_runtest_teardown(item, nextitem):
     if _cluster and (nextitem is None or DASK_TESTS not in nextitem.path.parents):
         close_cluster()
