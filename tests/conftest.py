@@ -312,16 +312,30 @@ def _thread_policy() -> dict[str, object]:
     return policy
 
 
+def _thread_counts() -> tuple[int | None, int | None]:
+    """polyfuse's thread count as set (``threads._num_threads``; None: the default) and NumPy's
+    OpenBLAS count (None where it cannot be read)."""
+    from polyfuse.runtime import threads
+    from polyfuse.runtime.linalg_library import thread_count_functions
+
+    functions = thread_count_functions()
+    return threads._num_threads, None if functions is None else functions[0]()
+
+
 @pytest.fixture(autouse=True)
 def thread_policy_kept():
     """Every test leaves the serial-first rule's thresholds of ``backends/cpu/parallel.py`` as it
     found them (``threads_forced()`` and monkeypatch set them for one test): one left at 0 sends
     every later small phase of its process to the team, and test_team_choice's made-up clock ran
-    on a threshold of 0 once (session 34's CI, ZeroDivisionError).  They are put back, and the
-    test fails naming them."""
-    before = _thread_policy()
+    on a threshold of 0 once (session 34's CI, ZeroDivisionError).  So are the thread counts,
+    polyfuse's and NumPy's OpenBLAS's (a count left at 1 or 2 decides every later test's team
+    and BLAS modes).  They are put back, and a test that left a threshold fails naming it; the
+    counts are put back without a failure (tests/backends/cpu/test_tile_orders.py and others set
+    polyfuse's for the rest of the test and leave it: session 35 (ts45), docs/performance.md)."""
+    before, counts = _thread_policy(), _thread_counts()
     yield
-    after = _thread_policy()
+    after, counts_after = _thread_policy(), _thread_counts()
+    left = []
     if after != before:
         from polyfuse.backends.cpu import parallel
 
@@ -329,7 +343,18 @@ def thread_policy_kept():
             setattr(parallel, name, before[name])
         parallel.RegionTimes.use_team = before["RegionTimes.use_team"]  # type: ignore[method-assign]
         changed = sorted(n for n in before if before[n] is not after[n] and before[n] != after[n])
-        pytest.fail(f"the test left parallel.{', parallel.'.join(changed)} changed (set it with monkeypatch)")
+        left.append(f"parallel.{', parallel.'.join(changed)} changed (set it with monkeypatch)")
+    if counts_after != counts:
+        from polyfuse.runtime import threads
+        from polyfuse.runtime.linalg_library import thread_count_functions
+
+        threads._num_threads = counts[0]
+        threads.THREADS_EPOCH.value += 1  # (a native entry made at the count left checks it again)
+        functions = thread_count_functions()
+        if functions is not None and counts[1] is not None:
+            functions[1](counts[1])
+    if left:
+        pytest.fail(f"the test left {'; '.join(left)}")
 
 
 @pytest.fixture
@@ -375,6 +400,49 @@ def close_cluster() -> None:
     if _cluster:
         _cluster.pop("client").close()
         _cluster.pop("cluster").close()
+
+
+#: Python's thread switch interval while numba's CUDA simulator runs a block (0: Python's own, 5
+#: ms).  The simulator runs a block's threads as Python threads while its main thread polls them
+#: in a loop that holds the GIL until the interval forces a switch, so at 5 ms most of a
+#: block's time went to that poll: a promoted contraction at n=13 (tests/backends/cuda), three
+#: calls, 9.0-15.6 s wall and 2.9-3.6 s CPU at 5 ms against 4.2-7.2 s and 1.4-1.9 s at 0.5 ms
+#: (1 ms and 0.3 ms alike; 0.1 ms and 0.02 ms slower than 5 ms: the threads switch too often),
+#: interleaved, load 18-28.  What a kernel computes does not depend on it (the race detector
+#: of tests/backends/cuda/simulator_order.py switches every microsecond).
+SIMULATOR_SWITCH_SECONDS = float(os.environ.get("PYTEST_SIMULATOR_SWITCH_SECONDS", "0.0005"))
+CUDA_TESTS = Path(__file__).parent / "backends" / "cuda"
+
+
+def _switching_often(run):
+    def run_switching_often(self, *args):
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, SIMULATOR_SWITCH_SECONDS))  # (a race test's 1 us is kept)
+        try:
+            return run(self, *args)
+        finally:
+            sys.setswitchinterval(interval)
+
+    run_switching_often.switches_often = True  # type: ignore[attr-defined]
+    return run_switching_often
+
+
+def _simulator_switches_often(item) -> None:
+    """Wrap the simulator's ``BlockManager.run`` with ``SIMULATOR_SWITCH_SECONDS`` once it is
+    imported (by a test that compiled for the cuda target; a test of tests/backends/cuda imports
+    it here, so that its first simulated kernel runs wrapped too)."""
+    if SIMULATOR_SWITCH_SECONDS <= 0 or os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+        return
+    if CUDA_TESTS in item.path.parents and "numba.cuda" not in sys.modules:
+        importlib.import_module("numba.cuda")
+    for name, module in list(sys.modules.items()):
+        manager = getattr(module, "BlockManager", None) if name.endswith("cuda.simulator.kernel") else None
+        if manager is not None and not getattr(manager.run, "switches_often", False):
+            manager.run = _switching_often(manager.run)
+
+
+def pytest_runtest_setup(item):
+    _simulator_switches_often(item)
 
 
 def pytest_runtest_teardown(item, nextitem):

@@ -33,6 +33,7 @@ def test_packed_rows_bitwise_on_1_2_threads(monkeypatch):
     monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
     monkeypatch.setenv("POLYFUSE_PIVOT_BLOCK", "8")
     monkeypatch.setenv("POLYFUSE_PACKED_ROWS", "8")
+    monkeypatch.setattr(threads, "_num_threads", threads._num_threads)  # (set per count below)
     kernel = polyfuse.kernel(scaled_cholesky)
     for n in (1, 2, 3, 33, 45):
         rng = np.random.default_rng(n)

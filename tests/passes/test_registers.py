@@ -12,6 +12,7 @@ import polyfuse
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, StmtCall, exclusive_bound
 from polyfuse.passes.astgen import top_level_loops
+from polyfuse.runtime import threads as runtime_threads
 from polyfuse.runtime.variant import evaluate_int
 
 
@@ -136,12 +137,12 @@ def test_register_tiles_match_python_for_any_shape(ni, nk, nj, dtype, threads):
         C, A, B = (rng.integers(-9, 9, x.shape) for x in (C, A, B))
     expected = C.copy()
     matmul(expected, A, B)
-    previous = polyfuse.get_num_threads()
+    previous = runtime_threads._num_threads  # (None, the default: get_num_threads() would pin it)
     polyfuse.set_num_threads(threads)
     try:
         polyfuse.kernel(matmul)(C, A, B)
     finally:
-        polyfuse.set_num_threads(previous)
+        runtime_threads._num_threads = previous
     assert np.array_equal(C, expected)
 
 

@@ -56,15 +56,19 @@ def _run_both(sk, kernel, sizes, seed=0, counts=(None,)):
     args = sk.make_args(np.random.default_rng(seed), **sizes)
     expected = copy_args(args)
     sk.func(*expected)
-    for count in counts:
-        if count is not None:
-            threads.set_num_threads(count)
-            kernel(*copy_args(args))
-        actual = copy_args(args)
-        assert kernel(*actual) is None
-        for name, a, b in zip(sk.func.__code__.co_varnames, expected, actual):
-            if isinstance(a, np.ndarray):
-                assert np.array_equal(a, b), f"{sk.name} {sizes} on {count} threads: {name} differs"
+    saved = threads._num_threads
+    try:
+        for count in counts:
+            if count is not None:
+                threads.set_num_threads(count)
+                kernel(*copy_args(args))
+            actual = copy_args(args)
+            assert kernel(*actual) is None
+            for name, a, b in zip(sk.func.__code__.co_varnames, expected, actual):
+                if isinstance(a, np.ndarray):
+                    assert np.array_equal(a, b), f"{sk.name} {sizes} on {count} threads: {name} differs"
+    finally:
+        threads._num_threads = saved  # the count as the test found it
 
 
 def wavefront_tiles(kernel, sk, args) -> int:
