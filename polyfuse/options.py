@@ -173,6 +173,17 @@ def lazy_streams() -> bool:
     return env_flag("POLYFUSE_LAZY_STREAMS", True)
 
 
+def vector_checks() -> bool:
+    """``POLYFUSE_VECTOR_CHECKS``: a loop nest whose statements hold run-time checks (ir.Check:
+    NumPy's element-store range checks, asserts) and read no array or scalar they write runs
+    first with each check or-ed into a flag local to the function (backends/cpu/llvm.py
+    ``KernelCodegen._emit_checked_twice``): no branch per element, so LLVM vectorizes it; where
+    the flag is set the nest runs again as written, whose checks record the first failure as
+    before (the same inputs, so the same values and the same stores).  Default on: ``y_int8[i] =
+    x_int64[i] + n`` 614 -> see docs/performance.md (ov46); 0: every check branches where it runs."""
+    return env_flag("POLYFUSE_VECTOR_CHECKS", True)
+
+
 def tiled_frozen_ivs() -> bool:
     """``POLYFUSE_TILED_FROZEN_IVS``: in the functions of time-tiled nests, each loop at least
     ``FROZEN_IV_DEPTH`` (5) loops deep reads the variables of the loops around it through LLVM's

@@ -64,6 +64,7 @@ from polyfuse.backends.cpu.phases import (
     region_groups,
     region_level,
     region_role,
+    rerunnable_checks,
     shared_scalars,
     statement_roots,
 )
@@ -125,6 +126,7 @@ from polyfuse.options import (
     tiled_twins,
     tiled_wide,
     vector_bytes,
+    vector_checks,
 )
 from polyfuse.runtime.variant import address, evaluate_int
 
@@ -1577,6 +1579,11 @@ class KernelCodegen:
         self.shared = shared
         self.program_arrays = [a.name for a in program.arrays]
         self.check_messages = check_messages(program)
+        # POLYFUSE_VECTOR_CHECKS (``_emit_checked_twice``): the i1 slot the checks of the nest being
+        # emitted or into (None: each check branches where it runs), and are we inside such a nest
+        # or its second run
+        self.check_bad: Any = None
+        self.checks_twice = False
         arg_types = [self._param_type(program, p) for p in params]
         if phase.parallel and not region:
             arg_types += [_I64, _I64]
@@ -1710,6 +1717,10 @@ class KernelCodegen:
                  marker: str = "") -> None:
         """The loop; ``start``/``end`` restrict it to ``start <= iterator < end`` (``counted``:
         ``end`` is its only bound, so LLVM sees the trip count ``end - start``)."""
+        if body is None and not marker and not self.warm_up and not self.checks_twice and vector_checks() and \
+                rerunnable_checks(self.program, node):
+            self._emit_checked_twice(node, start, end, counted)
+            return
         if node.rare and not marker and rare_loops():
             marker = RARE_LOOP  # (and none of the row forms below: the loop runs only in rare cases)
         if start is None and end is None and body is None and not marker and (
@@ -1733,6 +1744,24 @@ class KernelCodegen:
             self._emit_guarded_queues(node, found, counted)
             return
         self._emit_loop(node, start, end, body, counted=counted, marker=marker, found=found)
+
+    def _emit_checked_twice(self, node: For, start, end, counted: bool) -> None:
+        """``node`` with its checks or-ed into a flag local to the function (ExprEmitter._Check):
+        a vectorizable loop, no branch per element; where one failed the nest runs again as
+        written, and its checks record the first failure as before.  ``rerunnable_checks``: the
+        nest reads nothing it writes, so the second run computes and stores the same values.  Each
+        thread of a team runs its own call of the function, so the flag is its own."""
+        b = self.builder
+        self.checks_twice = True
+        try:
+            self.check_bad = self.alloca_builder.alloca(ll.IntType(1), name="checks.failed")
+            b.store(ll.Constant(ll.IntType(1), 0), self.check_bad)
+            self.emit_For(node, start, end, counted=counted)
+            failed, self.check_bad = b.load(self.check_bad), None
+            with b.if_then(failed, likely=False):
+                self.emit_For(node, start, end, counted=counted)
+        finally:
+            self.checks_twice, self.check_bad = False, None
 
     def _emit_guarded_queues(self, node: For, found: tuple, counted: bool) -> None:
         """``node`` with its carried loads where it runs at least as many iterations as its longest

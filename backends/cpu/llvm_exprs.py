@@ -163,6 +163,9 @@ class ExprEmitter(VectorMath):
         raises AssertionError after the phase, the operand's value standing for Check.VALUE."""
         value = self.emit(e.operand)
         failed = self.b.icmp_signed("!=", value, ll.Constant(value.type, 0))
+        if self.cg.check_bad is not None:  # a nest run twice (KernelCodegen._emit_checked_twice)
+            self.b.store(self.b.or_(self.b.load(self.cg.check_bad), failed), self.cg.check_bad)
+            return ll.Constant(value.type, 0)
         flag = self.cg.error_global(INDEX_ERROR)
         first = self.b.icmp_signed("==", self.b.load(flag), ll.Constant(ll.IntType(64), 0))
         with self.b.if_then(self.b.and_(failed, first), likely=False):

@@ -262,6 +262,23 @@ def statement_roots(stmt) -> list[ir.Expr]:
     return roots
 
 
+def rerunnable_checks(program: LoopProgram, node) -> bool:
+    """May the nest ``node`` run first with its run-time checks (ir.Check) or-ed into one flag,
+    and where one failed run again as written (POLYFUSE_VECTOR_CHECKS)?  Only where it holds
+    such checks and running it twice computes the same: its statements read nothing they write
+    (no scalar carried from one iteration to the next, no array updated in place), none is kept
+    as written (a region's locals), and no subscript is checked where it runs (a bad one skips
+    its access, ir.Index)."""
+    stmts = [program.statement(name) for name in statements_in(node)]
+    if not stmts or any(stmt.region is not None for stmt in stmts):
+        return False
+    checked = [e for stmt in stmts for root in statement_roots(stmt) for e in ir.walk(root) if isinstance(e, ir.Index)]
+    if not checked or not all(isinstance(e, ir.Check) for e in checked):
+        return False
+    written = {name for stmt in stmts for name in stmt.targets}
+    return not written & set().union(*(stmt.sources() for stmt in stmts))
+
+
 def _checked_at_run_time(stmt) -> bool:
     """Does the statement hold a subscript or an assert checked where it runs (ir.Index)?"""
     return any(isinstance(node, ir.Index) for root in statement_roots(stmt) for node in ir.walk(root))

@@ -132,6 +132,7 @@ def cpu_key() -> str:
         tiled_twins,
         tiled_wide,
         triangle_chunks,
+        vector_checks,
     )
 
     model = "small-pic" if jit_small_code() else "jit-default"
@@ -153,6 +154,7 @@ def cpu_key() -> str:
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     lsr += "" if rare_loops() else " rare-loops-optimised"
     lsr += "" if tiled_frozen_ivs() else " tiled-recurrences"
+    lsr += "" if vector_checks() else " checks-branch"
     lsr += "" if carried_loads_guarded() or not carried_loads_enabled() else " carried-selects"
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""

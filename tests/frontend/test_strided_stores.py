@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import team_runs
 
 import polyfuse
 
@@ -63,7 +64,7 @@ def _outcome(fn, y, v):
     message's first line, or the values stored."""
     y = y.copy()
     try:
-        fn(v, y) if fn.__name__ == "store_all" else fn(y, v)
+        fn(v, y) if fn.__name__ in ("store_all", "shift") else fn(y, v)
     except (OverflowError, ValueError) as error:
         return type(error), str(error).splitlines()[0]
     return y.tolist()
@@ -87,3 +88,34 @@ def test_a_scalar_stored_into_an_element_raises_where_numpy_raises(target):
     with pytest.raises(OverflowError) as info:  # NumPy's message, then where the store is written
         element(np.zeros(3, np.int8), np.int64(368))
     assert "out of bounds for int8" in str(info.value) and "x[i] = v" in str(info.value)
+
+
+def shift(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + 1
+
+
+def test_the_first_failing_store_of_a_vectorized_check_is_numpys(forced):
+    """The checks of a nest that reads nothing it writes run or-ed into a local flag, and the nest
+    again as written where one failed (POLYFUSE_VECTOR_CHECKS): NumPy's first failure is named,
+    on a team of two threads (a failure in one chunk) and on one, plain calls and native entry."""
+    from polyfuse.runtime import threads
+
+    kernel = polyfuse.kernel(shift)
+    x = np.arange(64, dtype=np.int64) % 50
+    late, first = x.copy(), x.copy()
+    late[40], late[50] = 200, -300  # in the second thread's chunk
+    first[3], first[10] = -150, 300
+    floats = x.astype(np.float64)
+    nan_first, big_first = floats.copy(), floats.copy()
+    nan_first[5], nan_first[6], big_first[5], big_first[6] = np.nan, 1e10, 1e10, np.nan
+    cases = [(late, np.int8), (first, np.int8), (x, np.int8), (nan_first, np.int32), (big_first, np.int32),
+             (floats, np.int32)]
+    for count in (2, 1):
+        threads.set_num_threads(count)
+        for _ in range(5):  # the native entry from the 4th call
+            for values, dtype in cases:
+                expected = _outcome(shift, np.zeros(64, dtype), values)
+                assert _outcome(kernel, np.zeros(64, dtype), values) == expected, (count, values, dtype)
+        if count == 2:
+            assert team_runs(kernel.compile(x, np.zeros(64, np.int8)).backend)
