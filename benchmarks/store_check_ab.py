@@ -6,6 +6,9 @@ base commit and the branch in turn (PYTHONPATH=<other worktree>), A B A B:
 
     export POLYFUSE_NUM_THREADS=1; for r in 1 2 3; do PYTHONPATH=/path/base python benchmarks/store_check_ab.py; \\
         python benchmarks/store_check_ab.py; done
+
+Session 35 second round (ov46): ``POLYFUSE_VECTOR_CHECKS=0`` is ov45's branching checks, so one
+worktree alternates the knob instead (docs/performance.md, vectorized element-store checks).
 """
 
 from __future__ import annotations
