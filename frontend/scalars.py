@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import cmath
+import dataclasses
 import functools
 import math
 import warnings
@@ -517,7 +518,7 @@ def _float_store_checks(value: ir.Expr, dtype: str, where: str) -> list[ir.Expr]
 
     inf, edge = math.inf, float(2**63)
     top = float(2**64) if dtype == "uint64" else edge  # (uint64 takes a Python int up to 2**64)
-    checks: list[ir.Expr] = [_flag(ir.Compare("!=", v, v), "ValueError", f"cannot convert float NaN to integer{where}"),
+    checks: list[ir.Check] = [_flag(ir.Compare("!=", v, v), "ValueError", f"cannot convert float NaN to integer{where}"),
               _flag(ir.BoolOp("or", (cmp("==", inf), cmp("==", -inf))), "OverflowError",
                     f"cannot convert float infinity to integer{where}"),
               _flag(ir.BoolOp("or", (ir.BoolOp("and", (cmp(">=", top), cmp("<", inf))),
@@ -534,7 +535,11 @@ def _float_store_checks(value: ir.Expr, dtype: str, where: str) -> list[ir.Expr]
         failed = outside[0] if len(outside) == 1 else ir.BoolOp("or", tuple(outside))
         truncated = ir.Cast(ir.Select(failed, v, number(0.0), "float64", False), "int64", False)
         checks.append(_value_flag(failed, truncated, dtype, where))
-    return checks
+    # where any of them fails: NaN, or outside the values that fit (ir.Check.guard)
+    below = cmp("<=", low) if info.bits < 64 or info.min == 0 else cmp("<", -edge)
+    above = cmp(">=", high) if info.bits < 64 else cmp(">=", top)
+    guard = ir.BoolOp("or", (ir.Compare("!=", v, v), below, above))
+    return [dataclasses.replace(check, guard=guard) for check in checks]
 
 
 def _flag(failed: ir.Expr, error: str, message: str) -> ir.Check:

@@ -161,11 +161,15 @@ class ExprEmitter(VectorMath):
         """An ``assert`` where it runs: the first failure of a call records its message's code
         (1 + 64 * number of arrays + position in ``cg.check_messages``); backends/cpu/llvm.py
         raises AssertionError after the phase, the operand's value standing for Check.VALUE."""
-        value = self.emit(e.operand)
-        failed = self.b.icmp_signed("!=", value, ll.Constant(value.type, 0))
-        if self.cg.check_bad is not None:  # a nest run twice (KernelCodegen._emit_checked_twice)
-            self.b.store(self.b.or_(self.b.load(self.cg.check_bad), failed), self.cg.check_bad)
+        if self.cg.check_bad is not None and e.guard is not None:  # a nest run twice (KernelCodegen._emit_checked_twice)
+            self.b.store(self.b.or_(self.b.load(self.cg.check_bad), self.emit(e.guard)), self.cg.check_bad)
+            return ll.Constant(llvm_type(e.operand.dtype), 0)
+        if self.cg.check_bad is not None:
+            value = self.emit(e.operand)
+            self.b.store(self.b.or_(self.b.load(self.cg.check_bad), self._nonzero(value)), self.cg.check_bad)
             return ll.Constant(value.type, 0)
+        value = self.emit(e.operand)
+        failed = self._nonzero(value)
         flag = self.cg.error_global(INDEX_ERROR)
         first = self.b.icmp_signed("==", self.b.load(flag), ll.Constant(ll.IntType(64), 0))
         with self.b.if_then(self.b.and_(failed, first), likely=False):
@@ -173,6 +177,9 @@ class ExprEmitter(VectorMath):
             self.b.store(ll.Constant(ll.IntType(64), code), flag)
             self.b.store(self._int64(value), self.cg.error_global(INDEX_VALUE))  # Check.VALUE
         return ll.Constant(value.type, 0)
+
+    def _nonzero(self, value):
+        return self.b.icmp_signed("!=", value, ll.Constant(value.type, 0))
 
     def _int64(self, value):
         """An integer value widened (sign-extended) to the i64 of the error globals."""

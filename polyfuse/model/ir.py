@@ -174,6 +174,10 @@ class Check(Index):
 
     message: str | None = None
     error: str = "AssertionError"  # a name in CHECK_ERRORS
+    # a bool that holds wherever the check fails (or wider) and is cheaper to compute: a nest
+    # run twice (POLYFUSE_VECTOR_CHECKS, backends/cpu/llvm.py _emit_checked_twice) ors it in its
+    # first run instead of the operand (the float store checks' one range test for their four)
+    guard: Expr | None = None
     VALUE: ClassVar[str] = "{value}"
 
 
@@ -255,7 +259,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, (Unary, Cast)):
         return (expr.operand,)
     if isinstance(expr, Index):
-        return (expr.operand, expr.extent) if expr.when is None else (expr.operand, expr.extent, expr.when)
+        extra = tuple(e for e in (expr.when, getattr(expr, "guard", None)) if e is not None)
+        return (expr.operand, expr.extent, *extra)
     if isinstance(expr, (BoolOp,)):
         return expr.values
     if isinstance(expr, Select):
@@ -400,7 +405,7 @@ def map_children(expr: Expr, fn) -> Expr:
         if isinstance(value, tuple) and value and not isinstance(value[0], str):
             changes[f.name] = tuple(fn(v) for v in value)
         elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise", "extent") or \
-                f.name == "when" and value is not None:
+                f.name in ("when", "guard") and value is not None:
             changes[f.name] = fn(value)
     return replace(expr, **changes) if changes else expr
 

@@ -80,7 +80,7 @@ def test_a_scalar_stored_into_an_element_raises_where_numpy_raises(target):
     kept = polyfuse.kernel(store_while, target=target)
     cases = [(store_each, element, np.zeros(3, np.int8), np.int64(v)) for v in (368, -200, 5)]
     cases += [(store_each, element, np.zeros(3, np.uint8), np.int64(v)) for v in (368, -1)]
-    cases += [(store_each, element, np.zeros(3, np.int8), np.float64(v)) for v in (127.9, -128.9, 128.0, np.nan)]
+    cases += [(store_each, element, np.zeros(3, np.int8), np.float64(v)) for v in (127.9, -128.9, 128.0, -129.0, np.nan, -np.inf, 1e19)]
     cases += [(store_all, array, np.zeros(3, np.int8), np.array([368, -200, 5]))]
     cases += [(store_while, kept, np.zeros(3, np.int8), np.int64(v)) for v in (368, 5)]
     for fn, kernel, y, v in cases:
