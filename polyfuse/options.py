@@ -180,8 +180,8 @@ def vector_checks() -> bool:
     ``KernelCodegen._emit_checked_twice``): no branch per element, so LLVM vectorizes it; where
     the flag is set the nest runs again as written, whose checks record the first failure as
     before (the same inputs, so the same values and the same stores).  Default on: ``y_int8[i] =
-    x_int64[i] + n`` ~610 -> ~112 us at 2^20 elements (docs/performance.md, ov46); 0: every
-    check branches where it runs."""
+    x_int64[i] + n`` ~610 -> ~110 us, ``y_int32[i] = x_float64[i] + n`` ~2410 -> ~230 us at 2^20
+    elements (ir.Check.guard; docs/performance.md, ov46); 0: every check branches where it runs."""
     return env_flag("POLYFUSE_VECTOR_CHECKS", True)
 
 
