@@ -1640,8 +1640,14 @@ class Lowering:
                                  "local starting as None may take numbers only); bind the array from the start "
                                  f"({name} = x.copy() or np.zeros(...)) and keep 'not yet' in a flag "
                                  "(found = False ... found = True)", "None then an array")
-            raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
-                             "array name rebound")
+            scalar_at = next((n for n in walk(self.source.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                              and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name
+                              and id(n) not in self.source.foreign and n is not stmt), None)
+            where = "" if scalar_at is None else f" (line {self.source.first_line + scalar_at.lineno - 1})"
+            raise self.error(stmt, f"{name!r} is a scalar local{where} and bound to an array here: a local is a "
+                             "number on every path or an array on every path (a number in one branch of an if "
+                             "and an array in the other, or a number then an array, is not supported): an array "
+                             "needs its own name", "array name rebound")
         if value.base in self.reshaped and self.whole_temporary(value):  # a reshape's copy: the name's own array
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "temp", self.block)
             return []
