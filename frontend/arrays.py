@@ -36,7 +36,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
-from .call_sizes import call_time_array, call_time_source
+from .call_sizes import call_time_array, call_time_source, indexes_integers
 from .checker import SUPPORTED_HINT, assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
@@ -89,8 +89,8 @@ _REFUSED = {
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
     "bincount": "supported as np.bincount(x, weights=None, minlength=0) of a 1-d integer array argument the kernel "
-                "never writes, or of arithmetic, comparisons, .astype(), sums, argmin/argmax and elementwise np.* calls of "
-                "such arguments "
+                "never writes, or of arithmetic, comparisons, .astype(), sums, argmin/argmax, np.linalg.norm, rows (M[0]) "
+                "and elementwise np.* calls of such arguments "
                 "(directly or through locals bound once at the top level; its result's length, the largest value "
                 "plus one, is then computed by the call); "
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
@@ -1640,8 +1640,14 @@ class Lowering:
                                  "local starting as None may take numbers only); bind the array from the start "
                                  f"({name} = x.copy() or np.zeros(...)) and keep 'not yet' in a flag "
                                  "(found = False ... found = True)", "None then an array")
-            raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
-                             "array name rebound")
+            scalar_at = next((n for n in walk(self.source.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                              and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name
+                              and id(n) not in self.source.foreign and n is not stmt), None)
+            where = "" if scalar_at is None else f" (line {self.source.first_line + scalar_at.lineno - 1})"
+            raise self.error(stmt, f"{name!r} is a scalar local{where} and bound to an array here: a local is a "
+                             "number on every path or an array on every path (a number in one branch of an if "
+                             "and an array in the other, or a number then an array, is not supported): an array "
+                             "needs its own name", "array name rebound")
         if value.base in self.reshaped and self.whole_temporary(value):  # a reshape's copy: the name's own array
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "temp", self.block)
             return []
@@ -4079,6 +4085,13 @@ class Lowering:
         for stmt in body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 bindings[stmt.targets[0].id] = stmt.value
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) \
+                    and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts):  # h, w = img.shape
+                for k, t in enumerate(stmt.targets[0].elts):
+                    assert isinstance(t, ast.Name)
+                    bindings[t.id] = stmt.value.elts[k] if isinstance(stmt.value, ast.Tuple) \
+                        and len(stmt.value.elts) == len(stmt.targets[0].elts) \
+                        else ast.Subscript(stmt.value, ast.Constant(k), ast.Load())
         names = {n.id for n in walk(tree) if isinstance(n, ast.Name)}
         unchanged = {n for n in names if not self.stores[n] and n not in self.mutated and n not in self.viewed}
         bindings = {n: v for n, v in bindings.items()
@@ -4138,6 +4151,11 @@ class Lowering:
                              "argument the kernel never assigns", "np.bincount")
         if minimum != "0":  # NumPy's ValueError where the call runs (scop.bincount_length never raises)
             self.pre.append(value_error(f"{ast.unparse(minlength)} >= 0", "'minlength' must not be negative"))
+        # a function where x may raise IndexError (M[0] of an empty M): the read's own where it runs
+        if indexes_integers(computed):  # (its names as defaults: eval's locals are no closure's)
+            names = sorted({n.id for n in walk(ast.parse(computed, mode="eval")) if isinstance(n, ast.Name)}
+                           & {a.name for a in self.arguments})
+            computed = f"lambda {', '.join(f'{n}={n}' for n in names)}: {computed}"
         source = f"pf_bincount_length({computed}, {minimum})"
         if source not in self.computed_sizes:
             self.computed_sizes[source] = self.fresh("size")

@@ -127,7 +127,7 @@ _ARRAY_CALLS = frozenset({"abs", "absolute", "minimum", "maximum", "clip", "floo
                           "trunc", "digitize", "searchsorted", "where", "sign", "floor_divide", "remainder",
                           "mod", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "bool_",
                           "logical_and", "logical_or", "logical_not", "isnan", "isfinite", "diff", "cumsum",
-                          "argmin", "argmax", "sum", "sqrt", "square"})
+                          "argmin", "argmax", "sum", "sqrt", "square", "indices"})
 _ARRAY_METHODS = frozenset({"astype", "min", "max", "round", "ravel", "sum", "argmin", "argmax"})
 _ARRAY_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor,
               ast.LShift, ast.RShift)
@@ -145,6 +145,22 @@ def _never_raises(index: ast.expr) -> bool:
                or (isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub)
                    and isinstance(b.operand, ast.Constant) and type(b.operand.value) is int)
                for b in bounds) and not (isinstance(index.step, ast.Constant) and index.step.value == 0)
+
+
+def _int_constant(index: ast.expr) -> bool:
+    """Whether ``index`` is an integer constant (``M[0]``, ``M[-1]``): an item of a subscript
+    that raises IndexError where the axis is too short (``scop.bincount_length`` catches it)."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and type(index.value) is int
+
+
+def indexes_integers(source: str) -> bool:
+    """Whether the array expression ``source`` (``call_time_array``'s) has a subscript with an
+    integer constant (``M[0]``), which raises IndexError where that axis is too short."""
+    return any(isinstance(n, ast.Subscript) and any(
+        _int_constant(i) for i in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]))
+        for n in ast.walk(ast.parse(source, mode="eval")))
 
 
 def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: dict,
@@ -176,6 +192,9 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.Invert, ast.Not)):
             operand = expand(n.operand, depth)
             return None if operand is None else ast.UnaryOp(n.op, operand)
+        if isinstance(n, ast.Tuple):  # np.indices((h, w))
+            elts = [e for e in (expand(e, depth) for e in n.elts) if e is not None]
+            return None if len(elts) != len(n.elts) else ast.Tuple(elts, ast.Load())
         if isinstance(n, ast.Compare):
             terms = [t for t in (expand(t, depth) for t in [n.left, *n.comparators]) if t is not None]
             return None if len(terms) != 1 + len(n.comparators) else ast.Compare(terms[0], n.ops, terms[1:])
@@ -184,11 +203,20 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
                 if n.attr in _ARRAY_CALLS or n.attr.startswith(("int", "uint", "float")) else None
         if isinstance(n, ast.Name) and n.id in ("int", "float", "bool"):
             return n
-        if isinstance(n, ast.Subscript) and all(_never_raises(i) for i in (  # x[1:], X[:, None, :]
+        if isinstance(n, ast.Subscript) and all(_never_raises(i) or _int_constant(i) for i in (  # x[1:], M[0]
                 n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])):
             owner = expand(n.value, depth)
             return None if owner is None else ast.Subscript(owner, n.slice, ast.Load())
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if isinstance(n.func.value, ast.Attribute) and n.func.value.attr == "linalg" and n.func.attr == "norm" \
+                    and module_of(n.func.value.value, globals_) == "np":  # np.linalg.norm(X[:, None] - C, axis=2)
+                found_norm = [p for p in (expand(a, depth) for a in [*n.args, *(k.value for k in n.keywords)])
+                              if p is not None]
+                if len(found_norm) != len(n.args) + len(n.keywords) or any(k.arg is None for k in n.keywords):
+                    return None
+                return ast.Call(ast.Attribute(ast.Attribute(ast.Name(_NP, ast.Load()), "linalg", ast.Load()), "norm",
+                                              ast.Load()), found_norm[:len(n.args)],
+                                [ast.keyword(k.arg, p) for k, p in zip(n.keywords, found_norm[len(n.args):])])
             found = [expand(a, depth) for a in n.args] + [  # (a string keyword: side='right')
                 k.value if isinstance(k.value, ast.Constant) and type(k.value.value) is str else expand(k.value, depth)
                 for k in n.keywords]

@@ -7,6 +7,11 @@ same on a 0-d array, so they are written as ``c[()]`` here::
     c[...] = v        ->   c[()] = v
     c += v            ->   c[()] += v      (in place, as NumPy's += of an array)
     range(c)          ->   range(c[()])    (Python takes an integer 0-d array through __index__)
+    c.sum(), np.sum(c) ->  c[()]           (its one element; the same for prod, max, min, mean,
+                                            amax, amin; in NumPy's result dtype: np.int64(c[()])
+                                            for the sum or product of a smaller int or a bool,
+                                            np.float64 for the mean of an int; any and all
+                                            np.bool_(c[()] != 0))
 
 Only for an argument the kernel never binds again (``c = ...`` anywhere: then ``c`` may mean
 another value, left as written).
@@ -17,11 +22,18 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
+import numpy as np
+
 from .source import walk
 
 
 class Rewriter(Protocol):
     ranks: dict[str, int]
+    dtypes: dict[str, str]
+    globals: dict
+
+
+_REDUCTIONS = frozenset({"sum", "prod", "max", "min", "mean", "amax", "amin", "any", "all"})
 
 
 def zero_d_elements(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -33,8 +45,22 @@ def zero_d_elements(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     names -= bound
     if not names:
         return body
-    fix = _Elements(names)
+    numpy = [name for name, value in rw.globals.items() if value is np]
+    fix = _Elements(names, {n: str(np.dtype(rw.dtypes[n])) for n in names}, numpy)
     return [fix.visit(stmt) for stmt in body]
+
+
+def _result_dtype(kind: str, dtype: str) -> str:
+    """The dtype NumPy's ``kind`` reduction of a 0-d array of ``dtype`` returns."""
+    if kind in ("any", "all"):
+        return "bool"
+    if kind in ("sum", "prod") and (dtype == "bool" or dtype.startswith("int")):
+        return "int64"
+    if kind in ("sum", "prod") and dtype.startswith("uint"):
+        return "uint64"
+    if kind == "mean" and (dtype == "bool" or "int" in dtype):
+        return "float64"
+    return dtype
 
 
 def _element(name: ast.Name, ctx: ast.expr_context, like: ast.AST) -> ast.Subscript:
@@ -45,8 +71,37 @@ def _element(name: ast.Name, ctx: ast.expr_context, like: ast.AST) -> ast.Subscr
 
 
 class _Elements(ast.NodeTransformer):
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
+    def __init__(self, names: set[str], dtypes: dict[str, str], numpy: list[str]) -> None:
+        self.names, self.dtypes, self.numpy = names, dtypes, numpy
+
+    def reduced(self, node: ast.Call) -> ast.expr | None:
+        """``c.sum()`` or ``np.sum(c)`` of a 0-d array argument ``c`` (the forms above), its
+        element in NumPy's result dtype; None for any other call."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _REDUCTIONS or node.keywords:
+            return None
+        if isinstance(func.value, ast.Name) and func.value.id in self.names and not node.args \
+                and func.attr not in ("amax", "amin"):
+            name = func.value
+        elif isinstance(func.value, ast.Name) and func.value.id in self.numpy and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.names:
+            name = node.args[0]
+        else:
+            return None
+        dtype, kind = self.dtypes[name.id], func.attr
+        element: ast.expr = _element(name, ast.Load(), node)
+        if kind in ("any", "all") and dtype != "bool":
+            element = ast.Compare(element, [ast.NotEq()], [ast.Constant(0)])
+        result = _result_dtype(kind, dtype)
+        if result == dtype:
+            return element
+        if not self.numpy:
+            return None
+        made = ast.Call(ast.Attribute(ast.Name(self.numpy[0], ast.Load()), "bool_" if result == "bool" else result,
+                                      ast.Load()), [element], [])
+        for n in walk(made):
+            ast.copy_location(n, node)
+        return made
 
     def visit_Subscript(self, node: ast.Subscript):
         self.generic_visit(node)
@@ -57,6 +112,9 @@ class _Elements(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
+        reduced = self.reduced(node)
+        if reduced is not None:
+            return reduced
         if isinstance(node.func, ast.Name) and node.func.id == "range":
             node.args = [_element(a, ast.Load(), a) if isinstance(a, ast.Name) and a.id in self.names else a
                          for a in node.args]

@@ -8,6 +8,7 @@ schedule as an isl schedule tree.  isl objects are excluded from equality and ha
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -200,11 +201,18 @@ class PrangeLoop:
 
 # what a SizeProduct's ``source`` may name besides the arguments (frontend.call_sizes writes
 # the modules ``pf_np`` and ``pf_math``, so a kernel's own ``np`` never matters)
-def bincount_length(x: np.ndarray, minlength: int) -> int:
+def bincount_length(x: np.ndarray | Callable[[], np.ndarray], minlength: int) -> int:
     """The length of ``np.bincount(x, minlength=minlength)``.  Computed before the kernel runs,
     also where the call is in a branch that does not run, so it never raises: NumPy's ValueErrors
     for a negative ``minlength`` or element are raised where the call runs (frontend.arrays:
-    ``bincount``), and the length is then at least 1, so the count loop stays in bounds."""
+    ``bincount``), and the length is then at least 1, so the count loop stays in bounds.  ``x``
+    may be a function computing it (``M[0]``): its IndexError, an axis too short, is the
+    kernel's own where the read runs (its bounds check), and the length is then 1."""
+    if callable(x):
+        try:
+            x = x()
+        except IndexError:
+            return max(int(minlength), 1)
     bad = minlength < 0 or bool(x.size and x.min() < 0)
     return max(int(minlength), int(x.max()) + 1 if x.size else 0, int(bad))
 

@@ -83,6 +83,43 @@ def _weighted_counts(x, w, k):
     return np.bincount(x, weights=w, minlength=k)
 
 
+def row_counts(L, flag):
+    M = L - 1
+    s = 0
+    if flag > 0:  # M[2] of a 2-row L in the branch that does not run: no IndexError
+        s = np.bincount(M[2]).sum()
+    return s + np.bincount(M[-1], minlength=3)
+
+
+def nearest_counts(X, C):
+    lab = np.argmin(np.linalg.norm(X[:, None, :] - C[None, :, :], axis=2), axis=1)
+    return np.bincount(lab)
+
+
+def ring_means(img):
+    h, w = img.shape
+    yy, xx = np.indices((h, w))
+    r = np.sqrt((xx - w // 2) ** 2 + (yy - h // 2) ** 2).astype(np.int64)
+    return np.bincount(r.ravel(), weights=img.ravel()) / np.maximum(np.bincount(r.ravel()), 1)
+
+
+def test_bincount_of_a_row_a_norms_argmin_and_indices():
+    """``x`` a matrix's row (its IndexError, an axis too short, the kernel's own where the read
+    runs) or the argmin of np.linalg.norm of arguments: the call computes them for the length."""
+    rows, nearest = polyfuse.kernel(row_counts, target="python"), polyfuse.kernel(nearest_counts, target="python")
+    L = np.array([[1, 2], [3, 1]])
+    for args in ((L, 0), (np.vstack([L, [4, 6]]), 1), (np.array([[1, 1]], np.int32), 0)):
+        assert_same_result(row_counts(*args), rows(*args))
+    with pytest.raises(polyfuse.ArgumentError, match="out-of-bounds"):  # Python's IndexError at M[2]
+        rows(L, 1)
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 3.0], [np.nan, 0.0]])
+    for C in (np.array([[0.5, 0.5], [0.5, 0.5], [2.0, 2.0]]), np.array([[9.0, 9.0]])):
+        assert_same_result(nearest_counts(X, C), nearest(X, C))
+    rings = polyfuse.kernel(ring_means, target="python")  # through h, w = img.shape and np.indices
+    for img in (np.arange(12.0).reshape(3, 4), np.zeros((0, 2))):
+        assert_same_result(ring_means(img), rings(img))
+
+
 @pytest.mark.parametrize("func, args, message", [
     (counts, (np.array([1, -1]),), "no negative elements"),
     (counts_at_least, (np.array([1]), -1), "'minlength' must not be negative"),

@@ -167,6 +167,14 @@ def k_none_local(n, A):
     return last + 1  # None + 1 where no A[i] > 0: a TypeError in Python
 
 
+def k_scalar_or_array(n, A):
+    if n > 2:
+        r = A.sum()
+    else:
+        r = A * 2.0  # ERR
+    return r
+
+
 def k_counted_allocation(n, A):
     k = 0
     i = 0
@@ -206,6 +214,7 @@ CASES = {
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
     "None local": (k_none_local, "last = None", ["'last' set to None", "may still be None", "separate flag"], (4, V)),
+    "scalar or array": (k_scalar_or_array, "r = A * 2.0", ["'r' is a scalar local (line", "its own name"], (4, V)),
     "counted allocation": (k_counted_allocation, "np.empty(k)", ["np.empty of 'k'", "no trip count from the sizes"], (4, V)),
 }
 

@@ -108,12 +108,13 @@ def test_comprehension_arrays_inside_statements():
 
 
 def zero_d_accumulate(c, x, out):
-    # c[()] written and read (its dtype in an array expression too), c[...] and c += of a second one
+    # c[()] written and read (its dtype in an array expression too), c[...] and c += of a second one;
+    # reductions of c: its element in NumPy's dtype (an int32's sum int64, an int's mean float64)
     for i in range(x.shape[0]):
         c[()] += x[i]
     out[...] = c[()] * 2
     out += 1
-    return x + c[()], c[()], c * 2
+    return x + c[()], c[()], c * 2, c.sum(), np.mean(c), c.any(), np.amax(out)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
@@ -124,11 +125,11 @@ def test_zero_d_array_arguments(dtype):
 
 
 def zero_d_misuse(c):
-    return c.sum()
+    return c.std()
 
 
 def test_zero_d_array_other_uses_are_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match="c.sum"):
+    with pytest.raises(polyfuse.UnsupportedError, match="c.std"):
         polyfuse.kernel(zero_d_misuse, target="cpu")(np.array(1.0))
 
 
