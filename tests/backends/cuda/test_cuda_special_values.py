@@ -99,52 +99,48 @@ def test_floor_and_ceil_keep_a_zeros_sign():
     np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
 
 
+def _helper_on_the_cpu(function: str, dtype: str, arity: int):
+    """``np.<function>`` of ``arity`` variables of ``dtype`` as the CUDA renderer writes it, its
+    device helpers jitted by numba's CPU jit (whose int64 wraps as a GPU's does)."""
+    numba = pytest.importorskip("numba")
+    names = "abc"[:arity]
+    renderer = ExprRenderer(set(), set())
+    text = renderer.render(ir.Call(function, tuple(ir.Var(n, dtype, True) for n in names), dtype, lib="np"))
+    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
+    namespace: dict = {"_nb": numba, "_math": math, "_INF": math.inf}
+    exec(source + f"\n@_nb.njit\ndef run({', '.join(names)}):\n    return {text}\n", namespace)  # noqa: S102
+    return namespace["run"]
+
+
 def test_numpy_power_of_integers_is_an_integer_power():
     """``np.power`` of two Python ints (``np.power(k, k)`` of a loop variable, seed 30112) ran as a
     float ``pow``: 1.8e19 for NumPy's int64 ``16 ** 16`` (which wraps to 0), ``15 ** 14``
     rounded. Rendered and run by numba's CPU jit, whose int64 wraps as a GPU's does (the
     simulator's Python ints do not)."""
-    numba = pytest.importorskip("numba")
-    a, b = ir.Var("a", "int64", True), ir.Var("b", "int64", True)
-    renderer = ExprRenderer(set(), set())
-    text = renderer.render(ir.Call("pow", (a, b), "int64", lib="np"))
-    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
-    namespace: dict = {"_nb": numba, "_math": math}
-    exec(source + f"\n@_nb.njit\ndef run(a, b):\n    return {text}\n", namespace)  # noqa: S102
+    run = _helper_on_the_cpu("pow", "int64", 2)
     for base, exponent in [(16, 16), (15, 14), (-3, 39), (7, 0), (2, 63)]:
         with np.errstate(all="ignore"):
-            assert namespace["run"](base, exponent) == np.power(np.int64(base), np.int64(exponent))
+            assert run(base, exponent) == np.power(np.int64(base), np.int64(exponent))
 
 
 def test_logaddexp2_helper_is_numpys_at_special_values():
     """np45's ``_logaddexp2`` (npy_logaddexp2: ``x + 1`` for equal values, infinities included;
     NaN propagates), rendered and run by numba's CPU jit."""
-    numba = pytest.importorskip("numba")
-    a, b = ir.Var("a", "float64", True), ir.Var("b", "float64", True)
-    renderer = ExprRenderer(set(), set())
-    text = renderer.render(ir.Call("logaddexp2", (a, b), "float64", lib="np"))
-    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
-    namespace: dict = {"_nb": numba, "_math": math, "_INF": math.inf}
-    exec(source + f"\n@_nb.njit\ndef run(a, b):\n    return {text}\n", namespace)  # noqa: S102
+    run = _helper_on_the_cpu("logaddexp2", "float64", 2)
     values = [np.inf, -np.inf, np.nan, 0.0, -0.0, 3.0, -2.5, 1e308, -1e308, 1100.0, -1099.5]
     for x in values:
         for y in values:
             with np.errstate(all="ignore"):
-                np.testing.assert_allclose(namespace["run"](x, y), np.logaddexp2(x, y), rtol=4e-16)
+                np.testing.assert_allclose(run(x, y), np.logaddexp2(x, y), rtol=4e-16)
 
 
 def test_exp2_helper_is_numpys_at_special_values():
     """``_exp2`` at infinities, NaN and past 2**53 (pow(2.0 + x - x, x) gave NaN at -inf and inf,
     and pow(0, x) where x + 2.0 - x lost the 2), rendered and run by numba's CPU jit."""
-    numba = pytest.importorskip("numba")
-    renderer = ExprRenderer(set(), set())
-    text = renderer.render(ir.Call("exp2", (ir.Var("a", "float64", True),), "float64", lib="np"))
-    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
-    namespace: dict = {"_nb": numba, "_math": math, "_INF": math.inf}
-    exec(source + f"\n@_nb.njit\ndef run(a):\n    return {text}\n", namespace)  # noqa: S102
+    run = _helper_on_the_cpu("exp2", "float64", 1)
     for x in [np.inf, -np.inf, np.nan, 0.0, -0.0, 3.0, -2.5, 1023.5, -1074.0, -1100.5, 1e16, -1e16, 1e308, -1e308]:
         with np.errstate(all="ignore"):
-            np.testing.assert_allclose(namespace["run"](x), np.exp2(x), rtol=4e-16)
+            np.testing.assert_allclose(run(x), np.exp2(x), rtol=4e-16)
 
 
 def quotients(x, y, out):
