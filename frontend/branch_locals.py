@@ -166,3 +166,14 @@ class _Renamer:
                     self.stores[new] = sum(isinstance(n.ctx, ast.Store) for n in names)
                     for n in names:
                         n.id = new
+                    self.rename_live(branch, name, new)
+
+    def rename_live(self, branch: list[ast.stmt], name: str, new: str) -> None:
+        """The live sets recorded after the ifs inside ``branch`` say ``new`` for ``name``: every
+        use there is renamed, so a later decision on an inner ``if`` must see ``new`` live where
+        ``name`` was (no value of ``name`` flows into the branch from outside)."""
+        for stmt in branch:
+            for n in walk(stmt):
+                live = self.after.get(id(n)) if isinstance(n, ast.If) else None
+                if live is not None and name in live:
+                    self.after[id(n)] = (live - {name}) | {new}

@@ -131,7 +131,8 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
     outside the branch, so each iteration assigns it before any read); in a branch of an ``if``
     in it, a name mentioned nowhere outside that branch (a reduction's accumulator under
     ``if x.size:``: each run of the branch assigns it before any read), or one whose old value
-    is dead where the ``if`` stands and that both its branches assign first."""
+    is dead where the ``if`` stands and that both its branches assign first (in the ``then``
+    branch only: the ``else`` branch's write, lifted second, keeps the ``then`` branch's value)."""
     for stmt in block:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
@@ -151,7 +152,11 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
                 def first_here(name: str, mentions: Counter = mentions, stmt: ast.If = stmt) -> bool:
                     # or dead where the if stands, and both its branches assign it first
                     return only_here(name) or (dead_old(name) and assigns_first([stmt], name))
-                _first_assignments(branch, first_here, only_here, set(tested), found, everywhere)
+                # the else branch is lifted second: its guarded write keeps the then branch's value
+                # where the test holds, so it needs the old value unless the name is its own
+                then = branch is stmt.body
+                _first_assignments(branch, first_here if then else only_here, only_here, set(tested), found,
+                                   everywhere)
         seen |= {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
 
 

@@ -1,6 +1,7 @@
 """A scalar assigned first in both branches of a data-dependent if/else (frontend/control.py
 ``assigns_first``): the then branch's write needs no old value, the else branch's keeps it; under
-an outer data-dependent if both keep the old value (where the outer test fails neither runs)."""
+an outer data-dependent if both keep the old value (where the outer test fails neither runs),
+unless the old value is dead there: then only the then branch may drop it."""
 
 from __future__ import annotations
 
@@ -55,7 +56,40 @@ def nested_keeps_old(x):
     return r
 
 
-@pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old])
+def nested_old_dead(x):
+    # r's old value is dead at the outer if, so the inner then branch needs none; the inner
+    # else branch still must keep the then branch's value (both wrote 0 there before: wrong)
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            if x[i] > 0.5:
+                r = 2.0 * x[i]
+            else:
+                r = 3.0
+            out[i] = r
+    return out
+
+
+def nested_scratch_reused(x):
+    # frontend/branch_locals renames r inside the outer if; the inner if's decision must see
+    # the renamed r live after it (it was refused: "name 'r_2' is not an argument ...")
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            if x[i] > 0.5:
+                r = 2.0 * x[i]
+            else:
+                r = 3.0
+            out[i] = r
+            r = 5.0
+            out[i] += r
+        r = x[i] - 1.0
+        out[i] += r
+    return out
+
+
+@pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old,
+                                nested_old_dead, nested_scratch_reused])
 def test_if_else_assignments_match_python(fn):
     kernel = polyfuse.kernel(fn, target="python", verify=True)
     rng = np.random.default_rng(3)
