@@ -346,7 +346,7 @@ class Gen:
             if self.extra:
                 kinds += ["search", "running-max"]
             if self.wild:
-                kinds += ["continue", "while-step", "choice-local"] + (["mask"] if self.mask else [])
+                kinds += ["continue", "while-step", "choice-local", "nested-data-if"] + (["mask"] if self.mask else [])
             kind = self.draw(st.sampled_from(kinds))
             if kind == "assign":
                 lines += self.assign(depth, scope, defined)
@@ -368,6 +368,8 @@ class Gen:
                 lines += self.mask_block(depth, scope, defined)
             elif kind == "choice-local":
                 lines += self.choice_local(depth, scope, defined)
+            elif kind == "nested-data-if":
+                lines += self.nested_data_if(depth, scope, defined)
             else:
                 lines += self.reduction(depth, scope, max_depth, defined)
         return lines or [f"{'    ' * depth}pass"]
@@ -514,6 +516,28 @@ class Gen:
         op = self.draw(st.sampled_from(["+", "-", "*"] if self.is_int else ["+", "-", "*", "/"]))
         value = f"ch {op} {other}" if op != "/" else f"ch / (1.5 + abs({other}))"
         return lines + [f"{pad}{ref} = {self.stored(target, value)}"]
+
+    def nested_data_if(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """A scratch local ``sc`` assigned in both branches of an inner data-dependent if inside an
+        outer one, read after the inner if, and (sometimes) reassigned after the outer if (wild
+        mode): the lowering may drop ``sc``'s old value in the inner then branch only (the inner
+        else branch gave 0 where the then branch had run), and frontend/branch_locals renames ``sc``
+        inside the outer if."""
+        self.features.add("nested-data-if")
+        pad, inner, inner2 = "    " * depth, "    " * (depth + 1), "    " * (depth + 2)
+        tests = []
+        for _ in range(2):
+            a = self.draw(st.sampled_from(self.arrays))
+            tests.append(f"{a.name}[{self.index(a.rank, scope)}] {self.draw(st.sampled_from(['>', '<=']))} {self.const()}")
+        local = set(defined) - {"sc"}
+        lines = [f"{pad}if {tests[0]}:", f"{inner}if {tests[1]}:", f"{inner2}sc = {self.expr(scope, local, 1)}",
+                 f"{inner}else:", f"{inner2}sc = {self.expr(scope, local, 1)}"]
+        target = self.draw(st.sampled_from(self.arrays))
+        ref = f"{target.name}[{self.index(target.rank, scope)}]"
+        lines.append(f"{inner}{ref} = {self.stored(target, 'sc')}")
+        if self.draw(st.booleans()):  # sc reused as scratch after the if
+            lines += [f"{pad}sc = {self.expr(scope, local, 1)}", f"{pad}{ref} = {self.stored(target, f'{ref} + sc')}"]
+        return lines
 
     def mask_block(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
         """The bool argument K: a condition, a select, or a store of a comparison (wild mode)."""
