@@ -688,6 +688,27 @@ def blas_pair_balance() -> bool:
     return env_flag("POLYFUSE_BLAS_PAIR_BALANCE", True)
 
 
+def native_pairs() -> bool:
+    """``POLYFUSE_NATIVE_PAIRS``: a pair of products run at once (``POLYFUSE_BLAS_PAIRS``) runs
+    on the native team (backends/cpu/native_team.py, ``POLYFUSE_NATIVE_TEAM``) once its first
+    ``parallel.PAIR_TIMED_RUNS`` runs on the Python pool have measured each product's CPU time
+    per row (the balanced cut's input): one ctypes call instead of the executor's ``submit``,
+    a pool thread's wake-up and its GIL hand-offs, and the helper that ran the pair still spins
+    when the next phase (3mm's ``G = E @ F`` on the rows) starts its team.  Default on; 0: every
+    pair run on the Python pool, measured (as before session 36).  Read at each pair's run."""
+    return env_flag("POLYFUSE_NATIVE_PAIRS", True)
+
+
+def blas_ready_rows() -> bool:
+    """``POLYFUSE_BLAS_READY_ROWS``: before a call's first run on polyfuse's rows is timed (the
+    BLAS call mode's trial, backends/cpu/parallel.py ``run_call``), what that run would pay for
+    once is done untimed (``_ready_rows``: the products' row functions, the native team's code
+    and helpers, a pair's pool thread), as a product's own first run on the rows already was
+    (``_ready_team``).  Default on; 0: the first run on the rows pays for them and is timed with
+    them (3mm at the bench size: 26.6 ms, which cut the rows' trials short).  Read at that run."""
+    return env_flag("POLYFUSE_BLAS_READY_ROWS", True)
+
+
 def blas_fair_trials() -> bool:
     """``POLYFUSE_BLAS_FAIR_TRIALS``: the BLAS modes' measurement (backends/cpu/parallel.py
     ``BlasTimes``) tries polyfuse's rows before the library's threads, and does not count a run on

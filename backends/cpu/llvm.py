@@ -289,7 +289,7 @@ class LLVMKernel:
     # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
     # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it);
     # also ("pair row", phase, trip count) -> the least CPU seconds per row of a paired product
-    # (parallel.run_pair)
+    # and ("pair runs", first phase, trip counts) -> the pair runs that measured them (parallel.run_pair)
     phase_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
     region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
     serial_sizes: set[tuple] = field(default_factory=set, repr=False)

@@ -20,6 +20,8 @@ has a piece of the generation it saw; the other fields are read only after that 
 and the caller rewrites them only after every piece of the previous generation is done.  ``DONE``
 counts the pieces done; ``SIGNAL`` (32 bits) is the futex word the sleepers wait on and
 ``SLEEPERS`` how many may be asleep (the caller makes the wake-up system call only then).
+``TARGETS``, where not 0, is a table of one function per piece, whose bounds are then pairs
+(``run``'s ``targets``: the two products of a pair, each piece over its own rows).
 
 One block serves one team run at a time (``run`` holds a lock, and a caller that finds it taken
 uses the Python way).  After a fork the child has no helpers: it gets a fresh block, and ``run``
@@ -42,7 +44,7 @@ from llvmlite import ir as ll
 from polyfuse.hardware import llvm_host
 
 TICKET, DONE, SIGNAL, SLEEPERS, WAITING = 0, 8, 16, 24, 28  # words (the first four on cache lines of their own)
-PIECES, TRAMPOLINE, TARGET, FRAMES, FRAME_WORDS, BOUNDS = 32, 33, 34, 35, 36, 37
+PIECES, TRAMPOLINE, TARGET, FRAMES, FRAME_WORDS, BOUNDS, TARGETS = 32, 33, 34, 35, 36, 37, 38
 BLOCK_WORDS = 40
 GEN_SHIFT, PIECES_SHIFT, FIELD_MASK = 40, 20, (1 << 20) - 1
 GEN_MASK = (1 << 24) - 1
@@ -100,13 +102,11 @@ class _Emitter:
         got = b.extract_value(swap, 1)
         with b.if_then(got):
             tramp = b.inttoptr(b.load(self._at(b, block, TRAMPOLINE)), self.tramp_type.as_pointer())
-            target = b.inttoptr(b.load(self._at(b, block, TARGET)), _i8p)
             frames = b.inttoptr(b.load(self._at(b, block, FRAMES)), _p64)
             bounds = b.inttoptr(b.load(self._at(b, block, BOUNDS)), _p64)
             frame = b.gep(frames, [b.mul(piece, b.load(self._at(b, block, FRAME_WORDS)))])
-            first = b.load(b.gep(bounds, [piece]))
-            last = b.load(b.gep(bounds, [b.add(piece, _c(1))]))
-            b.call(tramp, [target, frame, first, last])
+            target, first, last = self._piece(b, block, bounds, piece)
+            b.call(tramp, [b.inttoptr(target, _i8p), frame, first, last])
             b.atomic_rmw("add", self._at(b, block, DONE), _c(1), "seq_cst")
             with b.if_then(b.icmp_signed("!=", b.load_atomic(self._at(b, block, WAITING), "seq_cst", 8), _c(0))):
                 b.call(self.syscall, [_c(SYS_FUTEX), self._at(b, block, DONE), _c(FUTEX_WAKE_PRIVATE), _c(1)])
@@ -114,17 +114,30 @@ class _Emitter:
         b.position_at_end(done)
         b.ret_void()
 
+    def _piece(self, b: ll.IRBuilder, block, bounds, piece):
+        """(target, first, last) of ``piece``: the run's one target and ``bounds[piece]``,
+        ``bounds[piece + 1]``; or, where the run has a table of targets (``TARGETS`` not 0: a pair
+        of products, backends/cpu/parallel.py ``run_pair``), the piece's own target and its own
+        bounds ``bounds[2 piece]``, ``bounds[2 piece + 1]``."""
+        table = b.load(self._at(b, block, TARGETS))
+        own = b.icmp_unsigned("!=", table, _c(0))
+        # (both addresses valid, the table's only read where there is one)
+        target_at = b.select(own, b.gep(b.inttoptr(table, _p64), [piece]), self._at(b, block, TARGET))
+        first_at = b.select(own, b.mul(piece, _c(2)), piece)
+        return (b.load(target_at), b.load(b.gep(bounds, [first_at])),
+                b.load(b.gep(bounds, [b.add(first_at, _c(1))])))
+
     def _run(self) -> None:
-        """``run(block, trampoline, target, frames, frame_words, bounds, pieces)``."""
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [_p64, _i64, _i64, _i64, _i64, _i64, _i64]),
+        """``run(block, trampoline, target, frames, frame_words, bounds, pieces, targets)``."""
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [_p64, _i64, _i64, _i64, _i64, _i64, _i64, _i64]),
                          name="run")
-        block, tramp, target, frames, words, bounds, pieces = fn.args
+        block, tramp, target, frames, words, bounds, pieces, targets = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         ticket_at = self._at(b, block, TICKET)
         gen = b.and_(b.add(b.lshr(b.load_atomic(ticket_at, "acquire", 8), _c(GEN_SHIFT)), _c(1)), _c(GEN_MASK))
         b.store_atomic(_c(0), self._at(b, block, DONE), "monotonic", 8)
         for word, value in ((TRAMPOLINE, tramp), (TARGET, target), (FRAMES, frames), (FRAME_WORDS, words),
-                            (BOUNDS, bounds)):
+                            (BOUNDS, bounds), (TARGETS, targets)):
             b.store(value, self._at(b, block, word))
         published = b.or_(b.shl(gen, _c(GEN_SHIFT)), b.shl(pieces, _c(PIECES_SHIFT)))
         b.store_atomic(published, ticket_at, "seq_cst", 8)
@@ -271,7 +284,7 @@ def _team() -> dict[str, Any]:
             libc = ctypes.CDLL(None)
             llvm.add_symbol(_SYSCALL, ctypes.cast(libc.syscall, ctypes.c_void_p).value)
             engine = _engine(str(_Emitter().module))
-            args = [ctypes.c_void_p] + [ctypes.c_int64] * 6
+            args = [ctypes.c_void_p] + [ctypes.c_int64] * 7
             _state["run"] = ctypes.CFUNCTYPE(None, *args)(engine.get_function_address("run"))
             _state["worker"] = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.get_function_address("worker"))
             _fresh_block()
@@ -341,15 +354,23 @@ def prepare(frames: Frames, helpers: int) -> None:
             _start_helpers(helpers)
 
 
-def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helpers: int) -> bool:
+def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helpers: int,
+        targets: list[int] | None = None) -> bool:
     """Run piece ``k`` as ``target(*rows[k], bounds[k], bounds[k + 1])`` for every k, the caller
-    and up to ``helpers`` native helper threads taking them; False (nothing ran) where the block
-    is in use by another Python thread's team or an argument does not fit a frame."""
+    and up to ``helpers`` native helper threads taking them (in order: the first pieces go to
+    the members that come first, the rest to whichever member is free); False (nothing ran)
+    where the block is in use by another Python thread's team or an argument does not fit a
+    frame.  With ``targets`` (one function address per piece, ``target`` unused), piece ``k`` is
+    ``targets[k](*rows[k], bounds[2 k], bounds[2 k + 1])``: pieces of different phase functions
+    of one kernel, each over its own iterations (a pair of products, parallel.py ``run_pair``)."""
     pieces = len(rows)
-    if not 0 < pieces <= MAX_PIECES or len(bounds) != pieces + 1:
+    if not 0 < pieces <= MAX_PIECES or len(bounds) != (2 * pieces if targets else pieces + 1):
+        return False
+    if targets is not None and len(targets) != pieces:
         return False
     try:
-        data = b"".join([frames.pack(row) for row in rows]) + struct.pack(f"{pieces + 1}q", *bounds)
+        data = b"".join([frames.pack(row) for row in rows]) + struct.pack(f"{len(bounds)}q", *bounds)
+        table = struct.pack(f"{pieces}q", *targets) if targets else b""
     except (struct.error, TypeError):
         return False
     state = _state or _team()
@@ -361,13 +382,13 @@ def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helper
             with _lock:
                 _start_helpers(helpers)
         buffer = state["buffer"]
-        if ctypes.sizeof(buffer) < len(data):  # (the buffer is the block holder's alone)
-            buffer = state["buffer"] = ctypes.create_string_buffer(2 * len(data))
-        ctypes.memmove(buffer, data, len(data))
+        if ctypes.sizeof(buffer) < len(data) + len(table):  # (the buffer is the block holder's alone)
+            buffer = state["buffer"] = ctypes.create_string_buffer(2 * (len(data) + len(table)))
+        ctypes.memmove(buffer, data + table, len(data) + len(table))
         address = ctypes.addressof(buffer)
         tramp = frames.trampoline or frames.compile()
-        state["run"](state["address"], tramp, target, address, len(frames.kinds), address + len(data) - 8 * (pieces + 1),
-                     pieces)
+        state["run"](state["address"], tramp, target, address, len(frames.kinds), address + len(data) - 8 * len(bounds),
+                     pieces, address + len(data) if table else 0)
     finally:
         busy.release()
     return True

@@ -43,9 +43,11 @@ from polyfuse.options import (
     blas_pair_balance,
     blas_prior,
     blas_quick_checks,
+    blas_ready_rows,
     blas_robust_choice,
     blas_spin_seconds,
     blas_threads,
+    native_pairs,
 )
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
 from polyfuse.options import native_team as native_team_knob
@@ -148,6 +150,9 @@ def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
         row = kernel.phase_times.get(("pair row", compiled.phase.index, count))
         runs.append((compiled, count, 0.0 if row is None or compiled.phase.row_weights else row * count))
     members = pair_members(runs) if blas_pair_balance() else [[(c, 0, n)] for c, n, _ in runs]
+    measured = ("pair runs", first.phase.index, runs[0][1], runs[1][1])
+    if kernel.phase_times.get(measured, 0) >= PAIR_TIMED_RUNS and _native_pair(kernel, first, second, members, args):
+        return True
     spent: list[list[tuple[Any, int, float]]] = [[], []]
 
     def member(k: int) -> None:
@@ -162,11 +167,45 @@ def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
         key = ("pair row", compiled.phase.index, runs[0][1] if compiled is first else runs[1][1])
         if rows > 0:  # (the least CPU time per row seen: other jobs' load only adds to it)
             kernel.phase_times[key] = min(kernel.phase_times.get(key, math.inf), seconds / rows)
+    _count_pair_run(kernel, first, second)
+    kernel.phase_times[measured] = kernel.phase_times.get(measured, 0) + 1
+    return True
+
+
+def _count_pair_run(kernel, first, second) -> None:
     for compiled in (first, second):
         index = compiled.phase.index
         kernel.blas_modes[index] = "pair"
         kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1  # (on the team)
-    return True
+
+
+#: A pair's first runs on the Python pool (``run_pair``), each member's thread CPU time per row
+#: measured (the balanced cut's input, the least seen counting); later runs on the native team
+#: (``POLYFUSE_NATIVE_PAIRS``), whose members are not timed, the cut as those runs left it.
+PAIR_TIMED_RUNS = 1
+
+
+def _native_pair(kernel, first, second, members: list[list[tuple[Any, int, int]]], args: list) -> bool:
+    """Run a pair's members (``pair_members``) on the native team (once ``PAIR_TIMED_RUNS`` runs
+    measured the cut: ``run_pair`` decides): the members' first pieces first (piece 0 to
+    whichever member takes first, piece 1 to the other), then the rest of the pieces to whichever
+    member is free, so that the balanced cut's first member runs the larger product's first rows
+    and then the smaller product while the second runs the rest of the larger one (as on the
+    pool).  False, having run nothing, where the knob is off or the team cannot take it."""
+    if not (NATIVE_TEAM and native_pairs()):
+        return False
+    order = [member[0] for member in members if member] + [p for member in members for p in member[1:]]
+    pieces = [(compiled, lo, hi) for compiled, lo, hi in order if hi > lo]
+    targets = [getattr(compiled, "address", None) for compiled, _, _ in pieces]
+    if not pieces or not all(type(t) is int for t in targets):
+        return False
+    bounds = [edge for _, lo, hi in pieces for edge in (lo, hi)]
+    frames = _team_frames(kernel)
+    with blas_on_one_thread():
+        ran = frames.ok and native_team.run(frames, 0, [args] * len(pieces), bounds, 1, targets=targets)
+    if ran:
+        _count_pair_run(kernel, first, second)
+    return ran
 
 
 def pair_members(runs: list[tuple[Any, int, float]]) -> list[list[tuple[Any, int, int]]]:
@@ -262,6 +301,8 @@ def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
         kernel.phase_times[key] = _first_blas_times(seconds >= MIN_PARALLEL_SECONDS, [seconds], workers)
         return
     mode = times.choose()
+    if mode == "rows" and not times.runs.get("rows") and blas_ready_rows():
+        _ready_rows(kernel, workers)  # (its first run is timed)
     kernel.call_blas_mode = mode
     began = time.perf_counter()
     try:
@@ -269,6 +310,22 @@ def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
     finally:
         kernel.call_blas_mode = None
     times.record(mode, time.perf_counter() - began, began)
+
+
+def _ready_rows(kernel, workers: int) -> None:
+    """Before a call's first run on the rows is timed (``run_call``): what that run would pay for
+    once, done untimed, as ``run_blas_site`` does for a product's own first run on the rows
+    (``_ready_team``): each product's row function generated, the native team's code, trampoline
+    and helpers, and for a pair of products (``Phase.pair``) the pool's second thread started.
+    Otherwise the call's first run on the rows, one of its trials, paid for them (3mm at the bench
+    size: 26.6 ms against 7.8 on one BLAS thread and 4.8 on the library's threads, load 8.5), cut
+    the rows' trials short (a best run over twice another mode's) and left the rows to the checks,
+    which run beside OpenBLAS's spinning workers."""
+    for compiled in getattr(kernel, "phases", ()):
+        if compiled.phase.library:
+            _ready_team(kernel, compiled, workers)
+    if any(compiled.phase.pair for compiled in getattr(kernel, "phases", ())):
+        threads.run_team(lambda k: None, workers, lambda: None)
 
 
 def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: int | None = None) -> None:

@@ -691,10 +691,18 @@ def test_independent_products_run_at_once(monkeypatch, forced):
         for out in sk.outputs:
             np.testing.assert_allclose(got[params.index(out)], want[params.index(out)], rtol=1e-12, atol=1e-12)
 
-    for _ in range(4):
+    from polyfuse.backends.cpu import native_team
+    from polyfuse.backends.cpu.parallel import NATIVE_TEAM, PAIR_TIMED_RUNS
+
+    tables = []
+    run = native_team.run
+    monkeypatch.setattr(native_team, "run", lambda *a, **kw: tables.append(kw.get("targets")) or run(*a, **kw))
+    for _ in range(5 + PAIR_TIMED_RUNS):  # (the first call measures; its pair's timed runs, then the native team)
         got = fresh()
         k(*got)
         check(got)
+    # POLYFUSE_NATIVE_PAIRS: the runs after the timed ones on the native team, a target per piece
+    assert not NATIVE_TEAM or sum(t is not None and len(t) >= 2 for t in tables) >= 2
     backend = k.compile(*base).backend
     assert [c.phase.pair for c in backend.phases] == [True, False, False]
     assert [backend.blas_modes[i] for i in range(3)] == ["pair", "pair", "rows"]

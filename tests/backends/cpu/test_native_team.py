@@ -59,6 +59,27 @@ def test_every_piece_runs_once_with_its_own_frame(add):
     np.testing.assert_array_equal(out, expected)
 
 
+SUB = ADD.replace("@add", "@sub").replace("fadd", "fsub")
+
+
+def test_pieces_with_their_own_targets_and_bounds(add):
+    """``targets`` (a pair of products): piece k runs ``targets[k]`` over ``bounds[2k]:bounds[2k + 1]``,
+    ranges that need not follow each other (two arrays' rows, one range left empty); a later run
+    without a table runs its one target over consecutive bounds again."""
+    sub = native_team._engine(SUB).get_function_address("sub")
+    out, other = np.zeros(40), np.zeros(30)
+    frames = native_team.Frames(("array", "f64"))
+    rows = [[out.ctypes.data, 1.0], [other.ctypes.data, 2.0], [out.ctypes.data, 3.0], [other.ctypes.data, 5.0]]
+    bounds = [0, 25, 0, 30, 25, 40, 7, 7]
+    for _ in range(20):
+        assert native_team.run(frames, 0, rows, bounds, helpers=2, targets=[add, sub, add, add])
+    np.testing.assert_array_equal(out, np.r_[np.full(25, 20.0), np.full(15, 60.0)])
+    np.testing.assert_array_equal(other, np.full(30, -40.0))
+    assert not native_team.run(frames, 0, rows, bounds[:-1], helpers=2, targets=[add, sub, add, add])
+    assert native_team.run(frames, add, [[out.ctypes.data, 1.0]], [0, 40], helpers=2)
+    np.testing.assert_array_equal(out, np.r_[np.full(25, 21.0), np.full(15, 61.0)])
+
+
 def test_a_block_in_use_sends_the_caller_back_to_the_python_way(add):
     out = np.zeros(4)
     frames = native_team.Frames(("array", "f64"))
