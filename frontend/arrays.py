@@ -36,7 +36,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
-from .call_sizes import call_time_array, call_time_source, indexes_integers
+from .call_sizes import call_time_array, call_time_data_source, call_time_source, indexes_integers
 from .checker import SUPPORTED_HINT, assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
@@ -1478,6 +1478,13 @@ class Lowering:
         dims = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
         if all(is_affine(d, self.params) for d in dims):
             return shape
+        for d in dims:
+            if not self.at_top and call_time_source(d, self.arguments, self.globals, set(self.stores)) is None \
+                    and call_time_data_source(d, self.arguments, self.globals, *self.call_time_names()) is not None:
+                raise self.error(d, f"an allocation of extent {ast.unparse(d)!r}, which reads the data, inside a loop or "
+                                 "branch: the call computes such a size before the kernel runs, Python's value only "
+                                 "where the allocation runs every time; compute the size at the top level of the "
+                                 "body (n = int(idx.max()) + 1)", "data-dependent size in a loop or branch")
         new = [self.product_size(d) for d in dims]
         return ast.Tuple(new, ast.Load()) if isinstance(shape, (ast.Tuple, ast.List)) else new[0]
 
@@ -1506,6 +1513,8 @@ class Lowering:
         computes by evaluating it (frontend.call_sizes, scop.SizeProduct.source); None when it is
         not of those forms (or reads an argument the kernel assigns)."""
         source = call_time_source(node, self.arguments, self.globals, set(self.stores))
+        if source is None and self.at_top:  # n = int(idx.max()) + 1: Python computes it here too
+            source = call_time_data_source(node, self.arguments, self.globals, *self.call_time_names())
         if source is None:
             return None
         if source not in self.computed_sizes:
@@ -4079,6 +4088,16 @@ class Lowering:
         """Python source the call evaluates for the array ``node``: an array argument the kernel
         never changes, or an expression of such arguments (through locals bound once at the top
         level, never changed either; ``call_sizes.call_time_array``); None otherwise."""
+        unchanged, bindings = self.call_time_names()
+        if isinstance(node, ast.Name) and node.id in self.args:
+            arg = next(a for a in self.arguments if a.name == node.id)
+            return node.id if arg.kind == "array" and node.id in unchanged else None
+        return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
+
+    def call_time_names(self) -> tuple[set[str], dict[str, ast.expr]]:
+        """The names the kernel never binds nor changes in place, and the locals bound once at the
+        top level (never changed in place either) with their values: what a value the call
+        computes may read (``call_time_value``, ``call_time_size``)."""
         tree = self.source.tree
         body = tree.body if isinstance(tree, (ast.FunctionDef, ast.Module)) else []
         bindings = {}
@@ -4096,10 +4115,7 @@ class Lowering:
         unchanged = {n for n in names if not self.stores[n] and n not in self.mutated and n not in self.viewed}
         bindings = {n: v for n, v in bindings.items()
                     if self.stores[n] == 1 and n not in self.mutated and n not in self.viewed}
-        if isinstance(node, ast.Name) and node.id in self.args:
-            arg = next(a for a in self.arguments if a.name == node.id)
-            return node.id if arg.kind == "array" and node.id in unchanged else None
-        return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
+        return unchanged, bindings
 
     def written_value(self, call: ast.Call) -> str | None:
         """Python source the call evaluates for ``call``'s ``x`` as the user wrote it, where that
