@@ -11,7 +11,9 @@ NumPy's array is read-only (it shares the bytes object's memory), so a write rai
 Python.  To keep that true without tracking views, the table must be bound once, by name, and read
 only through elements (``t[i]``, ``t[idx]``), ``len(t)``, ``t.shape``/``t.size``/``t.ndim``/
 ``t.dtype``, arithmetic and comparisons of ``t``, ``t.copy()``/``t.astype(...)`` and ``for v in
-t``; used in place (``np.frombuffer(b"...", dtype=np.uint8)[k]``) it may only be indexed.  Any other
+t``; used in place (``np.frombuffer(b"...", dtype=np.uint8)[k]``) it may only be indexed.  A table
+passed to a user helper is left as the call until the helper is inlined (the rewrite runs again
+then, on the helper's uses too).  Any other
 use (a slice, which is a read-only view; a store; passing it to a function) is refused at the use.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import types
 from typing import Any, Protocol
 
 import numpy as np
@@ -55,6 +58,9 @@ def byte_tables(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast
         if isinstance(parent, ast.Subscript) and parent.value is call and isinstance(parent.ctx, ast.Load) \
                 and not _is_view(parent.slice):
             continue
+        if _helper_argument(call, parents, rw.globals):
+            del displays[id(call)]  # looked at again once the helper is inlined
+            continue
         if not (isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1
                 and isinstance(parent.targets[0], ast.Name)):
             raise _read_only(rw, call, "np.frombuffer(...) here")
@@ -63,12 +69,25 @@ def byte_tables(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast
             raise rw.error(parent.targets[0], f"{name!r} is bound to np.frombuffer of a bytes constant (a read-only "
                            "table) and bound again elsewhere; give the table a name of its own",
                            "np.frombuffer table bound again")
-        for stmt in body:
-            for node in walk(stmt):
-                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) \
-                        and not _read(node, parents):
-                    raise _read_only(rw, parents.get(id(node), node), repr(name))
+        uses = [node for stmt in body for node in walk(stmt)
+                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)]
+        if any(_helper_argument(node, parents, rw.globals) for node in uses):
+            del displays[id(call)]  # t passed to a helper: looked at again once it is inlined
+            continue
+        for node in uses:
+            if not _read(node, parents):
+                raise _read_only(rw, parents.get(id(node), node), repr(name))
     return [_Replace(rw, displays).visit(stmt) for stmt in body]
+
+
+def _helper_argument(node: ast.expr, parents: dict[int, ast.AST], globals_: dict) -> bool:
+    """Whether ``node`` is an argument of a call of a user helper (a module-level Python function
+    or numba dispatcher), which frontend.rewrite inlines before this rewrite runs again."""
+    call = parents.get(id(node))
+    if not (isinstance(call, ast.Call) and node in call.args and isinstance(call.func, ast.Name)):
+        return False
+    helper = globals_.get(call.func.id)
+    return isinstance(getattr(helper, "py_func", helper), types.FunctionType)
 
 
 def _is_frombuffer(node: ast.AST, globals_: dict) -> bool:
@@ -177,8 +196,8 @@ def _read(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
 def _read_only(rw: Rewriter, node: ast.AST, what: str) -> Any:
     return rw.error(node, f"{what} is np.frombuffer of a bytes constant, a read-only array in NumPy (a write "
                     "raises ValueError); polyfuse reads such a table as a constant: bind it to a name once and "
-                    "read its elements (t[i]), len(t), t.shape, arithmetic of t, t.copy(); a slice or passing it "
-                    "on is refused", "np.frombuffer table")
+                    "read its elements (t[i]), len(t), t.shape, arithmetic of t, t.copy(), also in a helper it is "
+                    "passed to; a store, a slice or passing it to anything else is refused", "np.frombuffer table")
 
 
 class _Replace(ast.NodeTransformer):

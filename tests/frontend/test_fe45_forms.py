@@ -120,13 +120,18 @@ def sum_then_offset(x):
 HEX = b"0123456789abcdef"
 
 
+@njit
+def _digit(table, v):
+    return table[v]
+
+
 def byte_tables(data, w):
     digits = np.frombuffer(HEX, dtype=np.uint8)
     words = np.frombuffer(b"\x01\x00\x02\x00\xff\xff", dtype=np.int16, count=2, offset=2)
     out = np.empty(2 * data.shape[0], dtype=np.uint8)
     total = 0
     for i in range(data.shape[0]):
-        out[2 * i] = digits[data[i] >> 4]
+        out[2 * i] = _digit(digits, data[i] >> 4)  # a table passed to a helper: read there
         out[2 * i + 1] = np.frombuffer(b"ABCDEFGHIJKLMNOP", dtype=np.uint8)[data[i] & 15]
         total += digits[data[i] & 15] + words[i % len(words)]  # uint8 + int16 + a Python int: int16
     nc = int(w // 0.7)
