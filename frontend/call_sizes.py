@@ -105,7 +105,8 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
 
 
 def call_time_data_source(node: ast.expr, arguments: tuple[Argument, ...], globals_: dict,
-                          unchanged: set[str], bindings: dict[str, ast.expr]) -> str | None:
+                          unchanged: set[str], bindings: dict[str, ast.expr],
+                          guard: list[tuple[ast.expr, bool]] | None = None) -> str | None:
     """Python source computing the integer ``node`` at the call, as ``call_time_source`` but
     through locals bound once at the top level (``bindings``) and with whole reductions
     (``X.max()``, ``X.min()``, ``X.sum()``, ``np.max(X)``, ...) of the arrays ``call_time_array``
@@ -115,7 +116,10 @@ def call_time_data_source(node: ast.expr, arguments: tuple[Argument, ...], globa
     ``pf_data_size(...)``: it reads elements, so the call computes it every time
     (``scop.DATA_SIZES``).  The caller must know that Python computes the value wherever the
     kernel runs (an allocation at the top level of the body), since the call computes it first
-    (a reduction of nothing raises NumPy's ValueError there)."""
+    (a reduction of nothing raises NumPy's ValueError there); or ``guard``, the tests of the ifs
+    around it (each with whether it holds there), which must be conditions of the forms above
+    (``if idx.shape[0] == 0: return ...`` before it): the size is then ``value if tests else 0``,
+    computed only where Python computes it."""
     ints = {a.name for a in arguments if a.kind == "array" and a.dtype.startswith(("int", "uint"))}
     reductions: dict[str, str] = {}
 
@@ -156,7 +160,14 @@ def call_time_data_source(node: ast.expr, arguments: tuple[Argument, ...], globa
     if _kind(written, kinds, arrays) != "int":
         return None
     values = {n + suffix: ast.parse(v, mode="eval").body for n, v in reductions.items() for suffix in ("", "_int")}
-    return f"pf_data_size({ast.unparse(_Reductions(values).visit(written))})"
+    value = _Reductions(values).visit(written)
+    if guard:
+        tests = [_Canonical(globals_).visit(ast.parse(ast.unparse(t), mode="eval").body) for t, _ in guard]
+        if not all(_is_test(t, kinds, arrays) for t in tests):
+            return None
+        held = [t if holds else ast.UnaryOp(ast.Not(), t) for t, (_, holds) in zip(tests, guard)]
+        value = ast.IfExp(held[0] if len(held) == 1 else ast.BoolOp(ast.And(), held), value, ast.Constant(0))
+    return f"pf_data_size({ast.unparse(value)})"
 
 
 class _Reductions(ast.NodeTransformer):

@@ -148,6 +148,26 @@ def test_the_forms_of_sizes_that_read_the_data():
     assert source("x.max() + 1") is None  # a float: NumPy raises TypeError for the extent
     assert source("w.max() + 1") is None  # w is changed by the kernel (not in the unchanged names)
     assert source("x.shape[0] + 1") is None  # no reduction: call_time_source's
+    import ast
+    guard = [(ast.parse("x.shape[0] == 0", mode="eval").body, False), (ast.parse("n > 1", mode="eval").body, True)]
+    assert call_time_data_source(ast.parse("int(x.sum())", mode="eval").body, args, {"np": np}, {"n", "x"}, {},
+                                 guard) == "pf_data_size(int(pf_np.sum(x)) if not x.shape[0] == 0 and n > 1 else 0)"
+    guard = [(ast.parse("x[0] > 0", mode="eval").body, True)]  # a test of the data: not computed by the call
+    assert call_time_data_source(ast.parse("int(x.sum())", mode="eval").body, args, {"np": np}, {"x"}, {},
+                                 guard) is None
+
+
+def sized_under_a_data_test(idx):
+    s = 0.0
+    if idx[0] > 0:
+        out = np.zeros(idx.max() + 1)
+        s = out.sum()
+    return s
+
+
+def test_a_size_read_from_the_data_under_a_data_test_is_refused_at_its_extent():
+    with pytest.raises(UnsupportedError, match="an allocation of extent 'idx.max\\(\\) \\+ 1', which reads the data"):
+        polyfuse.kernel(sized_under_a_data_test, target="python")(np.array([1, 2]))
 
 
 def product_slice(x, n, m):

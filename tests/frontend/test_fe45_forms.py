@@ -147,7 +147,12 @@ def data_sized(labels, w):
     mass = np.zeros(n)
     for i in range(labels.shape[0]):
         mass[labels[i]] += w[i]
-    return mass, np.zeros((np.max(labels) + 2, 2))
+    extra = 0.0
+    if w.shape[0] > 2:  # a test of sizes: the call computes the size where Python does
+        spare = np.zeros(labels.min() + 3)
+        spare[labels[0] % 3] = w[0]
+        extra = spare.sum()
+    return mass, np.zeros((np.max(labels) + 2, 2)), extra
 
 
 RNG = np.random.default_rng(45)
@@ -155,6 +160,7 @@ CASES = [
     (byte_tables, (RNG.integers(0, 256, 6).astype(np.uint8), 2.5)),
     (byte_tables, (RNG.integers(0, 256, 1).astype(np.uint8), 0.5)),
     (data_sized, (RNG.integers(0, 5, 7), RNG.random(7))),
+    (data_sized, (RNG.integers(0, 5, 2), RNG.random(2))),
     (table_steps, (RNG.standard_normal(5), 2)),
     (pair_sums, (RNG.standard_normal(6),)),
     (sorted_pairs_and_hues, (RNG.random(7),)),
