@@ -36,7 +36,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
-from .call_sizes import call_time_array, call_time_source, indexes_integers
+from .call_sizes import call_time_array, call_time_data_source, call_time_source, indexes_integers
 from .checker import SUPPORTED_HINT, assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
@@ -417,6 +417,8 @@ class Lowering:
         self.loop_vars: set[str] = set()
         self.loops: list[LoopRange] = []  # the enclosing range loops (for symbolic slice bounds)
         self.facts: list[str] = []  # affine comparisons the enclosing ifs' tests make true here (``k > 1``)
+        # the enclosing ifs' tests as written, each with whether its body (True) or else branch holds
+        self.branch_tests: list[tuple[ast.expr, bool]] = []
         self.int_args = frozenset(a.name for a in arguments if a.kind == "int")
         self.params = self.int_args | {a.name for a in arguments if a.kind == "array"}  # for extent claims
         self.block: tuple[int, ...] = ()
@@ -539,11 +541,19 @@ class Lowering:
         if isinstance(stmt, ast.If):
             test = self.element_reads(self.known_extents(stmt.test))
             body_block = self.block + (self.blocks + 1,)
-            body = self.within_facts(self.if_facts(test, True), stmt.body)
+            self.branch_tests.append((stmt.test, True))
+            try:
+                body = self.within_facts(self.if_facts(test, True), stmt.body)
+            finally:
+                self.branch_tests.pop()
             bound = {n: t for n, e in self.names.items() if e.block == body_block
                      for t in [self.as_temporary(e)] if t is not None}
             else_block = self.block + (self.blocks + 1,)
-            orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
+            self.branch_tests.append((stmt.test, False))
+            try:
+                orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
+            finally:
+                self.branch_tests.pop()
             # the names bound in both branches that a statement outside the if may read (a name the
             # lowering made, not in the kernel's tree: ``ret = a if c else b`` of a return, read)
             # (one walk of the whole tree, and none when no temporary is bound in the body: this ran
@@ -1478,6 +1488,20 @@ class Lowering:
         dims = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
         if all(is_affine(d, self.params) for d in dims):
             return shape
+        for d in dims:
+            if call_time_source(d, self.arguments, self.globals, set(self.stores)) is not None:
+                continue
+            names = self.call_time_names()
+            if call_time_data_source(d, self.arguments, self.globals, *names) is None:
+                continue  # not a size read from the data: product_size's (and the lifter's) refusal
+            guard = self.data_size_guard()
+            if guard is None or call_time_data_source(d, self.arguments, self.globals, *names, guard=guard or None) \
+                    is None:
+                raise self.error(d, f"an allocation of extent {ast.unparse(d)!r}, which reads the data, inside a loop "
+                                 "or a branch whose test reads more than sizes and integer arguments: the call "
+                                 "computes such a size before the kernel runs, Python's value only where it knows "
+                                 "whether the allocation runs; compute the size at the top level of the body "
+                                 "(n = int(idx.max()) + 1)", "data-dependent size in a loop or branch")
         new = [self.product_size(d) for d in dims]
         return ast.Tuple(new, ast.Load()) if isinstance(shape, (ast.Tuple, ast.List)) else new[0]
 
@@ -1506,6 +1530,10 @@ class Lowering:
         computes by evaluating it (frontend.call_sizes, scop.SizeProduct.source); None when it is
         not of those forms (or reads an argument the kernel assigns)."""
         source = call_time_source(node, self.arguments, self.globals, set(self.stores))
+        guard = self.data_size_guard() if source is None else None
+        if guard is not None:  # n = int(idx.max()) + 1: Python computes it here too (where guard holds)
+            source = call_time_data_source(node, self.arguments, self.globals, *self.call_time_names(),
+                                           guard=guard if guard != [] else None)
         if source is None:
             return None
         if source not in self.computed_sizes:
@@ -4079,6 +4107,23 @@ class Lowering:
         """Python source the call evaluates for the array ``node``: an array argument the kernel
         never changes, or an expression of such arguments (through locals bound once at the top
         level, never changed either; ``call_sizes.call_time_array``); None otherwise."""
+        unchanged, bindings = self.call_time_names()
+        if isinstance(node, ast.Name) and node.id in self.args:
+            arg = next(a for a in self.arguments if a.name == node.id)
+            return node.id if arg.kind == "array" and node.id in unchanged else None
+        return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
+
+    def data_size_guard(self) -> list[tuple[ast.expr, bool]] | None:
+        """Where the statement being lowered runs, as the enclosing ifs' tests (``[]`` at the top
+        level), when it is nested in ifs only (no loop: each if adds one block, anything else a
+        block without a test), so that a size read from the data can be computed by the call
+        exactly where Python computes it (``call_sizes.call_time_data_source``); None otherwise."""
+        return list(self.branch_tests) if len(self.block) == 1 + len(self.branch_tests) else None
+
+    def call_time_names(self) -> tuple[set[str], dict[str, ast.expr]]:
+        """The names the kernel never binds nor changes in place, and the locals bound once at the
+        top level (never changed in place either) with their values: what a value the call
+        computes may read (``call_time_value``, ``call_time_size``)."""
         tree = self.source.tree
         body = tree.body if isinstance(tree, (ast.FunctionDef, ast.Module)) else []
         bindings = {}
@@ -4096,10 +4141,7 @@ class Lowering:
         unchanged = {n for n in names if not self.stores[n] and n not in self.mutated and n not in self.viewed}
         bindings = {n: v for n, v in bindings.items()
                     if self.stores[n] == 1 and n not in self.mutated and n not in self.viewed}
-        if isinstance(node, ast.Name) and node.id in self.args:
-            arg = next(a for a in self.arguments if a.name == node.id)
-            return node.id if arg.kind == "array" and node.id in unchanged else None
-        return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
+        return unchanged, bindings
 
     def written_value(self, call: ast.Call) -> str | None:
         """Python source the call evaluates for ``call``'s ``x`` as the user wrote it, where that

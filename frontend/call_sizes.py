@@ -104,6 +104,95 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
     return None
 
 
+def call_time_data_source(node: ast.expr, arguments: tuple[Argument, ...], globals_: dict,
+                          unchanged: set[str], bindings: dict[str, ast.expr],
+                          guard: list[tuple[ast.expr, bool]] | None = None) -> str | None:
+    """Python source computing the integer ``node`` at the call, as ``call_time_source`` but
+    through locals bound once at the top level (``bindings``) and with whole reductions
+    (``X.max()``, ``X.min()``, ``X.sum()``, ``np.max(X)``, ...) of the arrays ``call_time_array``
+    computes among its terms: ``n = int(idx.max()) + 1; out = np.zeros(n)`` (fe48).  Such a
+    reduction of an integer array argument is an integer, any other a number that ``int(...)``
+    (or ``round``, ``math.floor``, ...) must make one.  The source is wrapped in
+    ``pf_data_size(...)``: it reads elements, so the call computes it every time
+    (``scop.DATA_SIZES``).  The caller must know that Python computes the value wherever the
+    kernel runs (an allocation at the top level of the body), since the call computes it first
+    (a reduction of nothing raises NumPy's ValueError there); or ``guard``, the tests of the ifs
+    around it (each with whether it holds there), which must be conditions of the forms above
+    (``if idx.shape[0] == 0: return ...`` before it): the size is then ``value if tests else 0``,
+    computed only where Python computes it."""
+    ints = {a.name for a in arguments if a.kind == "array" and a.dtype.startswith(("int", "uint"))}
+    reductions: dict[str, str] = {}
+
+    def expand(n: ast.expr, depth: int) -> ast.expr | None:
+        if isinstance(n, ast.Name) and n.id in bindings and n.id not in unchanged and depth < 8:
+            return expand(ast.parse(ast.unparse(bindings[n.id]), mode="eval").body, depth + 1)
+        if _is_reduction(n, globals_):
+            assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            owner = n.args[0] if n.args else n.func.value
+            array = call_time_array(owner, arguments, globals_, unchanged, bindings)
+            if array is None:
+                return None
+            name = f"pf_reduced{len(reductions)}"
+            reductions[name] = f"{_NP}.{n.func.attr}({array})"
+            kind = "int" if isinstance(owner, ast.Name) and owner.id in ints and owner.id in unchanged else "float"
+            return ast.Name(name + ("_int" if kind == "int" else ""), ast.Load())
+        for field, child in ast.iter_fields(n):
+            if isinstance(child, ast.expr):
+                new = expand(child, depth)
+                if new is None:
+                    return None
+                setattr(n, field, new)
+            elif isinstance(child, list) and child and isinstance(child[0], ast.expr):
+                items = [expand(c, depth) for c in child]
+                if any(i is None for i in items):
+                    return None
+                setattr(n, field, items)
+        return n
+
+    written = expand(ast.parse(ast.unparse(node), mode="eval").body, 0)
+    if written is None or not reductions:
+        return None
+    written = _Canonical(globals_).visit(written)
+    kinds = {a.name: "int" if a.kind == "int" else "float" for a in arguments if a.name in unchanged
+             and (a.kind == "int" or (a.kind == "float" and a.numpy_scalar in ("", "float64")))}
+    kinds.update({n + "_int": "int" for n in reductions} | {n: "float" for n in reductions})
+    arrays = {a.name: a.rank for a in arguments if a.kind == "array" and a.name in unchanged}
+    if _kind(written, kinds, arrays) != "int":
+        return None
+    values = {n + suffix: ast.parse(v, mode="eval").body for n, v in reductions.items() for suffix in ("", "_int")}
+    value = _Reductions(values).visit(written)
+    if guard:
+        tests = [_Canonical(globals_).visit(ast.parse(ast.unparse(t), mode="eval").body) for t, _ in guard]
+        if not all(_is_test(t, kinds, arrays) for t in tests):
+            return None
+        held = [t if holds else ast.UnaryOp(ast.Not(), t) for t, (_, holds) in zip(tests, guard)]
+        value = ast.IfExp(held[0] if len(held) == 1 else ast.BoolOp(ast.And(), held), value, ast.Constant(0))
+    return f"pf_data_size({ast.unparse(value)})"
+
+
+class _Reductions(ast.NodeTransformer):
+    """The reductions ``call_time_data_source`` named ``pf_reduced<k>`` written back."""
+
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return self.values.get(node.id, node)
+
+
+_REDUCTIONS = frozenset(("max", "min", "sum", "amax", "amin"))
+
+
+def _is_reduction(n: ast.expr, globals_: dict) -> bool:
+    """``X.max()`` (``min``, ``sum``) or ``np.max(X)`` (``np.amax``, ...): a whole reduction."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and not n.keywords
+            and n.func.attr in _REDUCTIONS):
+        return False
+    if module_of(n.func.value, globals_) == "np":
+        return len(n.args) == 1
+    return not n.args and n.func.attr in ("max", "min", "sum")
+
+
 _INT_OPS = (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 

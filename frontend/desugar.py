@@ -1569,7 +1569,8 @@ def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
         for node in walk(tree):
             if isinstance(node, ast.Name) and node.id not in local:
                 value = func.__globals__.get(node.id)
-                if constant_value(value) or constant_tuple(value) is not None:
+                if constant_value(value) or constant_tuple(value) is not None or type(value) is bytes:
+                    # (bytes: np.frombuffer's table, frontend/byte_tables.py)
                     parts.append(f"{func.__qualname__}.{node.id}={type(value).__name__}:{value!r}")
                 elif isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
                     parts.append(f"{func.__qualname__}.{node.id}=dtype:{np.dtype(value).name}")  # dtype=np_float

@@ -38,6 +38,10 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   argsort by each key in turn: ``o = np.argsort(k0, kind='stable')``, then
   ``o[np.argsort(k1[o], kind='stable')]`` (each earlier order written out again where it is
   used), NumPy's order: NaN last, ties by position.
+- ``n = e`` then ``if n < c: n = c`` (``n > c``) at the top level, ``e`` and ``c`` Python ints,
+  is ``n = max(e, c)`` (``min``): one binding, whose value the call can compute where it is a size.
+- ``np.frombuffer(b"...", dtype=...)`` of a bytes constant is the display of its values, a
+  table read only (frontend/byte_tables.py).
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
   (``np.float32``, ``float``, ``int``, a dtype string, or ``x.dtype`` of an array argument)
@@ -54,6 +58,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .byte_tables import byte_tables
 from .checker import module_of
 from .desugar import int_constant
 from .histogram2d import histogram2d_stmts, is_histogram2d, refused
@@ -92,6 +97,8 @@ _FLOATS = ("float32", "float64")
 
 
 def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
+    body = byte_tables(rw, body, local)  # np.frombuffer(b"...", dtype=np.uint8): a constant table
+    body = _clamped_bindings(rw, body, local)  # nc = int(L // rc); if nc < 1: nc = 1
     out: list[ast.stmt] = []
     stores = store_counts(body)
     idioms = _Idioms(rw, local, set(stores))
@@ -101,6 +108,77 @@ def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[as
         new = idioms.visit(stmt)
         out.extend(new if isinstance(new, list) else [new])
     return out
+
+
+def _clamped_bindings(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
+    """``n = e`` then ``if n < c: n = c`` at the top level (``n > c``: the upper clamp; ``c > n``,
+    ``c < n`` too) as one binding ``n = max(e, c)`` (``min``), where ``e`` and ``c`` are integers
+    (``_integer``) and ``c`` does not read ``n``: Python's max keeps ``e`` unless ``c > e``, the if's
+    own test, so the value is the same, and ``n`` is bound once (a size the call can compute)."""
+    if "max" in local or "max" in rw.globals or "min" in local or "min" in rw.globals:
+        return body
+    out: list[ast.stmt] = []
+    for stmt in body:
+        last = out[-1] if out else None
+        clamp = _clamp(stmt, last, rw) if isinstance(last, ast.Assign) else None
+        if clamp is None:
+            out.append(stmt)
+            continue
+        assert isinstance(last, ast.Assign)
+        merged = ast.Call(ast.Name(clamp[0], ast.Load()), [last.value, clamp[1]], [])
+        out[-1] = ast.copy_location(ast.Assign(last.targets, ast.copy_location(merged, last.value)), last)
+    return out
+
+
+def _clamp(stmt: ast.stmt, last: ast.Assign, rw: Rewriter) -> tuple[str, ast.expr] | None:
+    """``("max", c)`` for ``if n < c: n = c`` after ``last``, ``n = e`` (``("min", c)`` for ``n >
+    c``); None for anything else."""
+    if not (len(last.targets) == 1 and isinstance(last.targets[0], ast.Name) and isinstance(stmt, ast.If)
+            and not stmt.orelse and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Assign)):
+        return None
+    name, assign, test = last.targets[0].id, stmt.body[0], stmt.test
+    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name) and assign.targets[0].id == name
+            and isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    c = assign.value
+    sides = (test.left, test.comparators[0])
+    op = type(test.ops[0])
+    if _same(sides[0], ast.Name(name, ast.Load())) and _same(sides[1], c):
+        kind = {ast.Lt: "max", ast.Gt: "min"}.get(op)
+    elif _same(sides[1], ast.Name(name, ast.Load())) and _same(sides[0], c):
+        kind = {ast.Gt: "max", ast.Lt: "min"}.get(op)
+    else:
+        return None
+    if kind is None or any(isinstance(n, ast.Name) and n.id == name for n in walk(c)) \
+            or not (_integer(last.value, rw) and _integer(c, rw)):
+        return None
+    return kind, c
+
+
+def _same(a: ast.expr, b: ast.expr) -> bool:
+    return ast.dump(a, annotate_fields=False, include_attributes=False).replace("Store()", "Load()") \
+        == ast.dump(b, annotate_fields=False, include_attributes=False).replace("Store()", "Load()")
+
+
+def _integer(node: ast.expr, rw: Rewriter) -> bool:
+    """Whether ``node`` is a Python int whatever the data (so max/min keep Python's type): an
+    integer constant, an int argument, ``X.shape[d]``, ``len(X)``, ``int(...)`` and ``+ - * // %``
+    of those."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return node.id in rw.scalar_kinds and rw.scalar_kinds[node.id] == ("", "int")
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.value.value, ast.Name) and node.value.value.id in rw.ranks
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in ("int", "len") and len(node.args) == 1 \
+            and not node.keywords and node.func.id not in rw.globals
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _integer(node.operand, rw)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+        return _integer(node.left, rw) and _integer(node.right, rw)
+    return False
 
 
 def _unique_inverses(body: list[ast.stmt], stores: Counter[str], globals_: dict) -> dict[str, str]:

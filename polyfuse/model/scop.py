@@ -217,10 +217,17 @@ def bincount_length(x: np.ndarray | Callable[[], np.ndarray], minlength: int) ->
     return max(int(minlength), int(x.max()) + 1 if x.size else 0, int(bad))
 
 
+def data_size(value: object) -> object:
+    """A size computed from an argument's elements (``int(idx.max()) + 1``, frontend.call_sizes:
+    ``call_time_data_source``): a NumPy integer as the Python int it is (NumPy takes either as an
+    extent), anything else as it is (``size_value`` refuses what is not an int)."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
 SIZE_NAMESPACE = {"__builtins__": {}, "int": int, "round": round, "abs": abs, "min": min, "max": max,
-                  "pf_math": math, "pf_np": np, "pf_bincount_length": bincount_length}
+                  "pf_math": math, "pf_np": np, "pf_bincount_length": bincount_length, "pf_data_size": data_size}
 #: the sizes that read an argument's elements (a call plan keyed on shapes cannot keep them)
-DATA_SIZES = ("pf_bincount_length",)
+DATA_SIZES = ("pf_bincount_length", "pf_data_size")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import polyfuse
-from frontend.call_sizes import call_time_source
+from frontend.call_sizes import call_time_data_source, call_time_source
 from polyfuse import ArgumentError, UnsupportedError
 from polyfuse.model.scop import Argument
 
@@ -133,6 +133,43 @@ def test_the_forms_of_call_time_sizes():
     assert source("int(q)") is None  # not an argument
 
 
+def test_the_forms_of_sizes_that_read_the_data():
+    args = (Argument("n", "int", "int64"), Argument("x", "array", "float64", 1), Argument("k", "array", "int32", 1),
+            Argument("w", "array", "int64", 1))
+
+    def source(text: str, bindings: str = "") -> str | None:
+        import ast
+        bound = {a.targets[0].id: a.value for a in ast.parse(bindings).body}  # type: ignore[attr-defined]
+        return call_time_data_source(ast.parse(text, mode="eval").body, args, {"np": np, "math": math},
+                                     {"n", "x", "k"}, bound)
+    assert source("int(x.max()) + 1") == "pf_data_size(int(pf_np.max(x)) + 1)"
+    assert source("m", "m = np.max(k) + n") == "pf_data_size(pf_np.max(k) + n)"  # an int32 array's max: an int
+    assert source("int((x * 2).sum())") == "pf_data_size(int(pf_np.sum(x * 2)))"
+    assert source("x.max() + 1") is None  # a float: NumPy raises TypeError for the extent
+    assert source("w.max() + 1") is None  # w is changed by the kernel (not in the unchanged names)
+    assert source("x.shape[0] + 1") is None  # no reduction: call_time_source's
+    import ast
+    guard = [(ast.parse("x.shape[0] == 0", mode="eval").body, False), (ast.parse("n > 1", mode="eval").body, True)]
+    assert call_time_data_source(ast.parse("int(x.sum())", mode="eval").body, args, {"np": np}, {"n", "x"}, {},
+                                 guard) == "pf_data_size(int(pf_np.sum(x)) if not x.shape[0] == 0 and n > 1 else 0)"
+    guard = [(ast.parse("x[0] > 0", mode="eval").body, True)]  # a test of the data: not computed by the call
+    assert call_time_data_source(ast.parse("int(x.sum())", mode="eval").body, args, {"np": np}, {"x"}, {},
+                                 guard) is None
+
+
+def sized_under_a_data_test(idx):
+    s = 0.0
+    if idx[0] > 0:
+        out = np.zeros(idx.max() + 1)
+        s = out.sum()
+    return s
+
+
+def test_a_size_read_from_the_data_under_a_data_test_is_refused_at_its_extent():
+    with pytest.raises(UnsupportedError, match="an allocation of extent 'idx.max\\(\\) \\+ 1', which reads the data"):
+        polyfuse.kernel(sized_under_a_data_test, target="python")(np.array([1, 2]))
+
+
 def product_slice(x, n, m):
     return x[n * m:n * m + 2] * 2.0
 
@@ -161,6 +198,17 @@ def test_repeated_calls_compute_the_size_again(target):
     u = np.random.default_rng(2).random(3)
     for T in (1.0, 2.0, 0.5, 2.0):
         np.testing.assert_allclose(stepped(u, T, 0.25), decay(u, T, 0.25), rtol=1e-15)
+    counted = polyfuse.kernel(label_counts, target=target)  # a size read from the elements: every call
+    for labels in ([0, 3, 1], [2, 0, 0], [5, 5, 1], [0, 0, 0], [4, 1, 2]):
+        np.testing.assert_array_equal(counted(np.array(labels)), label_counts(np.array(labels)))
+
+
+def label_counts(labels):
+    n = int(labels.max()) + 1
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(labels.shape[0]):
+        out[labels[i]] += 1
+    return out
 
 
 def line_steps(x0, x1, y0, y1):

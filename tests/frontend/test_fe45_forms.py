@@ -2,7 +2,9 @@
 computed indices (Python's IndexError, negative indices), loops over tuples of values, value
 helpers whose ifs assign locals and return tuples, ping-pong buffers read element-wise into
 locals, and scratch locals reused under an if (a fresh name per branch only where no read sees
-the value the if leaves)."""
+the value the if leaves).  fe48, the gaps fe45 left: ``np.frombuffer`` of bytes constants as
+tables (frontend/byte_tables.py), ``n = e; if n < 1: n = 1`` as one binding, allocations sized
+by reductions of the data (frontend/call_sizes.py: ``call_time_data_source``)."""
 
 import numpy as np
 import pytest
@@ -115,8 +117,50 @@ def sum_then_offset(x):
     return s
 
 
+HEX = b"0123456789abcdef"
+
+
+@njit
+def _digit(table, v):
+    return table[v]
+
+
+def byte_tables(data, w):
+    digits = np.frombuffer(HEX, dtype=np.uint8)
+    words = np.frombuffer(b"\x01\x00\x02\x00\xff\xff", dtype=np.int16, count=2, offset=2)
+    out = np.empty(2 * data.shape[0], dtype=np.uint8)
+    total = 0
+    for i in range(data.shape[0]):
+        out[2 * i] = _digit(digits, data[i] >> 4)  # a table passed to a helper: read there
+        out[2 * i + 1] = np.frombuffer(b"ABCDEFGHIJKLMNOP", dtype=np.uint8)[data[i] & 15]
+        total += digits[data[i] & 15] + words[i % len(words)]  # uint8 + int16 + a Python int: int16
+    nc = int(w // 0.7)
+    if nc < 1:
+        nc = 1
+    cells = np.zeros(nc * nc, dtype=np.int64)
+    cells[data[0] % (nc * nc)] = 1
+    return out, total, cells
+
+
+def data_sized(labels, w):
+    n = int(labels.max()) + 1
+    mass = np.zeros(n)
+    for i in range(labels.shape[0]):
+        mass[labels[i]] += w[i]
+    extra = 0.0
+    if w.shape[0] > 2:  # a test of sizes: the call computes the size where Python does
+        spare = np.zeros(labels.min() + 3)
+        spare[labels[0] % 3] = w[0]
+        extra = spare.sum()
+    return mass, np.zeros((np.max(labels) + 2, 2)), extra
+
+
 RNG = np.random.default_rng(45)
 CASES = [
+    (byte_tables, (RNG.integers(0, 256, 6).astype(np.uint8), 2.5)),
+    (byte_tables, (RNG.integers(0, 256, 1).astype(np.uint8), 0.5)),
+    (data_sized, (RNG.integers(0, 5, 7), RNG.random(7))),
+    (data_sized, (RNG.integers(0, 5, 2), RNG.random(2))),
     (table_steps, (RNG.standard_normal(5), 2)),
     (pair_sums, (RNG.standard_normal(6),)),
     (sorted_pairs_and_hues, (RNG.random(7),)),

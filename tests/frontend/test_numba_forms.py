@@ -51,7 +51,39 @@ def global_array(x, out):
         COEF[i % 3] = x[i]  # ERR: a write of a global array (reads are frozen constants)
 
 
+def byte_table_written(x):
+    t = np.frombuffer(b"abcd", dtype=np.uint8)
+    for i in range(x.shape[0]):
+        t[i % 4] = x[i]  # ERR: NumPy's array of a bytes object is read-only (ValueError)
+    return t
+
+
+def byte_table_sliced(x):
+    t = np.frombuffer(b"abcd", dtype=np.uint8)
+    v = t[1:]  # ERR: a view of the read-only table
+    return v[0] + x[0]
+
+
+def _clear(t, i):
+    t[i] = 0  # ERR: a write of the read-only table, in a helper
+
+
+def byte_table_cleared(x):
+    t = np.frombuffer(b"abcd", dtype=np.uint8)
+    _clear(t, 1)
+    return t[1] + x[0]
+
+
+def byte_table_ragged(x):
+    t = np.frombuffer(b"abc", dtype=np.int16)  # ERR: NumPy raises ValueError (3 bytes, 2-byte items)
+    return t[0] + x[0]
+
+
 @pytest.mark.parametrize("fn, args, words", [
+    (byte_table_written, (np.ones(3, np.uint8),), "np.frombuffer of a bytes constant, a read-only array"),
+    (byte_table_sliced, (np.ones(3, np.uint8),), "np.frombuffer of a bytes constant, a read-only array"),
+    (byte_table_ragged, (np.ones(3, np.uint8),), "np.frombuffer raises ValueError here"),
+    (byte_table_cleared, (np.ones(3, np.uint8),), "'t' is np.frombuffer of a bytes constant"),
     (global_array, (np.ones(4), np.zeros(3)), "'COEF' is a global NumPy array, which the kernel reads as a constant"),
     (bump_read_outside, (np.zeros(3, np.int64), np.array([1, 2])), "helper _bump() returns a value"),
     (collect, (np.ones(3),), "list 'res' used here"),
