@@ -101,13 +101,13 @@ def _python(expr) -> str:
 
 
 @pytest.mark.parametrize("func, tsteps", [(heat_3d, 120), (jacobi_2d, 200)])
-def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
+def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, num_threads, func, tsteps):
     """Many time steps on a small grid: the box around the tiles held more than ``BOX_PER_TILE``
     pairs per tile (heat-3d ~115, jacobi-2d ~140: the wavefronts ran); the walk's tight loops run
     the lexicographic order there."""
     monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
     monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,4,8" if func is heat_3d else "1,1,8")
-    threads.set_num_threads(1)
+    num_threads(1)
     kernel = polyfuse.kernel(func, cache=False)
     rng = np.random.default_rng(2)
     for steps, n in ((tsteps, 9), (0, 9), (1, 3), (3, 1), (40, 5)):  # and sizes with few or no tiles
@@ -123,7 +123,7 @@ def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
     assert [w.order for w in program.tile_walks] == ["lexicographic"]
 
 
-def test_a_walk_over_budget_leaves_the_box(monkeypatch):
+def test_a_walk_over_budget_leaves_the_box(monkeypatch, num_threads):
     """isl over its budget for the walk: no walk, the backend walks the box, same bits."""
     import polyfuse.compiler
     from polyfuse.model.isl_budget import BudgetExceeded
@@ -134,7 +134,7 @@ def test_a_walk_over_budget_leaves_the_box(monkeypatch):
     monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
     monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,8")
     monkeypatch.setattr(polyfuse.compiler, "tile_walk", over)
-    threads.set_num_threads(1)
+    num_threads(1)
     kernel = polyfuse.kernel(jacobi_2d, cache=False)
     args = _args(jacobi_2d, 8, 20, np.random.default_rng(3))
     expected, ours = _copies(args), _copies(args)
