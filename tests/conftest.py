@@ -122,6 +122,17 @@ def threads_forced():
     finally:
         (parallel.MIN_PARALLEL_SECONDS, parallel.REGION_MIN_SECONDS_PER_BARRIER,
          parallel.RegionTimes.use_team, threads._num_threads) = saved
+        threads.THREADS_EPOCH.value += 1  # (as set_num_threads: native entries made in the block check it)
+
+
+@pytest.fixture
+def num_threads():
+    """``threads.set_num_threads`` for the rest of one test: call it with a count; the count the
+    test found is put back after it (``threads.limited_to``), as ``thread_policy_kept`` checks."""
+    from polyfuse.runtime import threads
+
+    with contextlib.ExitStack() as stack:
+        yield lambda count: stack.enter_context(threads.limited_to(count))
 
 
 @pytest.fixture
@@ -329,9 +340,8 @@ def thread_policy_kept():
     every later small phase of its process to the team, and test_team_choice's made-up clock ran
     on a threshold of 0 once (session 34's CI, ZeroDivisionError).  So are the thread counts,
     polyfuse's and NumPy's OpenBLAS's (a count left at 1 or 2 decides every later test's team
-    and BLAS modes).  They are put back, and a test that left a threshold fails naming it; the
-    counts are put back without a failure (tests/backends/cpu/test_tile_orders.py and others set
-    polyfuse's for the rest of the test and leave it: session 35 (ts45), docs/performance.md)."""
+    and BLAS modes: set one for a test with ``num_threads``, ``forced`` or monkeypatch).  They are
+    put back, and a test that left one fails naming it."""
     before, counts = _thread_policy(), _thread_counts()
     yield
     after, counts_after = _thread_policy(), _thread_counts()
@@ -353,6 +363,8 @@ def thread_policy_kept():
         functions = thread_count_functions()
         if functions is not None and counts[1] is not None:
             functions[1](counts[1])
+        left.append(f"the thread counts (polyfuse's, OpenBLAS's) at {counts_after}, found at {counts} "
+                    "(set polyfuse's with the num_threads fixture)")
     if left:
         pytest.fail(f"the test left {'; '.join(left)}")
 

@@ -101,13 +101,13 @@ def _python(expr) -> str:
 
 
 @pytest.mark.parametrize("func, tsteps", [(heat_3d, 120), (jacobi_2d, 200)])
-def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
+def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, num_threads, func, tsteps):
     """Many time steps on a small grid: the box around the tiles held more than ``BOX_PER_TILE``
     pairs per tile (heat-3d ~115, jacobi-2d ~140: the wavefronts ran); the walk's tight loops run
     the lexicographic order there."""
     monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
     monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,4,8" if func is heat_3d else "1,1,8")
-    threads.set_num_threads(1)
+    num_threads(1)
     kernel = polyfuse.kernel(func, cache=False)
     rng = np.random.default_rng(2)
     for steps, n in ((tsteps, 9), (0, 9), (1, 3), (3, 1), (40, 5)):  # and sizes with few or no tiles
@@ -123,7 +123,7 @@ def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
     assert [w.order for w in program.tile_walks] == ["lexicographic"]
 
 
-def test_a_walk_over_budget_leaves_the_box(monkeypatch):
+def test_a_walk_over_budget_leaves_the_box(monkeypatch, num_threads):
     """isl over its budget for the walk: no walk, the backend walks the box, same bits."""
     import polyfuse.compiler
     from polyfuse.model.isl_budget import BudgetExceeded
@@ -134,7 +134,7 @@ def test_a_walk_over_budget_leaves_the_box(monkeypatch):
     monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
     monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,8")
     monkeypatch.setattr(polyfuse.compiler, "tile_walk", over)
-    threads.set_num_threads(1)
+    num_threads(1)
     kernel = polyfuse.kernel(jacobi_2d, cache=False)
     args = _args(jacobi_2d, 8, 20, np.random.default_rng(3))
     expected, ours = _copies(args), _copies(args)
@@ -156,26 +156,28 @@ def test_the_knob_keeps_the_wavefronts(monkeypatch):
 
 
 @pytest.mark.parametrize("func, tiles, order, calls", CASES)
-@pytest.mark.parametrize("count", [1, 2])
-def test_pythons_bits_on_one_thread_and_on_a_team(monkeypatch, forced, func, tiles, order, calls, count):
+def test_pythons_bits_on_one_thread_and_on_a_team(monkeypatch, forced, func, tiles, order, calls):
+    """One kernel per case, called on one thread and then on a team of two (the thread count is
+    read per call: the code does not depend on it, so one compile serves both counts)."""
     monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
     monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", tiles)
-    threads.set_num_threads(count)
     kernel = polyfuse.kernel(func, cache=False)
-    rng = np.random.default_rng(1)
-    for tsteps, n in calls:  # waves of at most 2 tiles, then of 5 or more
-        args = _args(func, tsteps, n, rng)
-        expected = _copies(args)
-        func(*expected)
-        for _ in range(3):  # the first calls measure one thread against the team
-            ours = _copies(args)
-            kernel(*ours)
-            for a, e in zip(ours, expected):
-                if isinstance(e, np.ndarray):
-                    np.testing.assert_array_equal(a, e)
-        assert {o for _s, o in kernel.compile(*args).stages["loop ast"].one_thread_tiles} == {order}
-    if count == 2:
-        assert team_runs(kernel.compile(*args).backend) > 0
+    for count in (1, 2):
+        threads.set_num_threads(count)
+        rng = np.random.default_rng(1)
+        for tsteps, n in calls:  # waves of at most 2 tiles, then of 5 or more
+            args = _args(func, tsteps, n, rng)
+            expected = _copies(args)
+            func(*expected)
+            for _ in range(3):  # the first calls at a count measure one thread against the team
+                ours = _copies(args)
+                kernel(*ours)
+                for a, e in zip(ours, expected):
+                    if isinstance(e, np.ndarray):
+                        np.testing.assert_array_equal(a, e, err_msg=f"{count} threads, tsteps={tsteps}, n={n}")
+            assert {o for _s, o in kernel.compile(*args).stages["loop ast"].one_thread_tiles} == {order}
+        backend = kernel.compile(*args).backend
+        assert (team_runs(backend) > 0) == (count == 2)  # (none on one thread)
 
 
 def _peeled_sweep(T, n, A, B):
