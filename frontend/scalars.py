@@ -408,7 +408,7 @@ def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: i
     """``divisor`` (``rhs`` converted to the result's dtype) with Python's check where ``lhs symbol
     rhs`` divides two Python numbers: a true division, or a float's ``//`` / ``%``, by zero (-0.0
     too) raises ZeroDivisionError as CPython does (where either is a NumPy number NumPy gives inf or
-    NaN, unchecked).  The check is 0 (subtracted: ``d - 0.0`` is ``d``, -0.0 too); two Python
+    NaN, unchecked).  The check is 0 (a select of ``d`` either way after it); two Python
     ints' ``//`` and ``%`` are left unchecked (docs/subset.md: *by zero give 0*)."""
     key = (symbol, symbol == "/" and lhs.dtype not in FLOATS and rhs.dtype not in FLOATS)
     if not (lhs.weak and rhs.weak) or divisor.dtype not in FLOATS or key not in _DIVISION_MESSAGES:
@@ -419,7 +419,9 @@ def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: i
                      ir.INT, True)
     flag = ir.Check(zero, ir.int_const(1), "", 0, message=_DIVISION_MESSAGES[key] + located(lifter, node),
                     error="ZeroDivisionError")
-    return ir.BinOp("-", divisor, ir.Cast(flag, divisor.dtype, True), divisor.dtype, True)
+    # (a select of the divisor either way: the python target's Python float stays one, where
+    # ``d - np.float64(0)`` would make it a NumPy float, whose ``** 1000`` gives inf, not OverflowError)
+    return ir.Select(ir.Compare("==", flag, ir.int_const(0)), divisor, divisor, divisor.dtype, True)
 
 
 def located(lifter, node: ast.AST) -> str:
