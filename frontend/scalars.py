@@ -312,6 +312,12 @@ class ScalarCalls:
             arg = ir.Const(literal, "int64", True)
         if isinstance(arg, ir.Const) and target.dtype in INTS:
             return self.const_to_int(arg, target)
+        if target.dtype in INTS and not target.weak and arg.weak and arg.dtype in FLOATS:
+            # np.uint8(v) of a Python float: NumPy converts through its Python int, as it assigns one
+            # into an element (NaN ValueError, 300.0 or -1.0 OverflowError; a NumPy float is cast)
+            flags = _float_store_checks(arg, target.dtype, located(self.ex.lifter, self.node))
+            flag = functools.reduce(lambda a, b: ir.BinOp("+", a, b, "int64", True), flags)
+            return ir.BinOp("+", ir.Cast(flag, target.dtype, False), self.ex.coerce(arg, target), target.dtype, False)
         if target.dtype in INTS and not target.weak:  # np.uint8(s) of a Python int s = 300: OverflowError
             arg, = range_checked(self.ex.lifter, (arg,), target, self.node)
         if target == VType("int64", False) and _runtime_python_int(arg):

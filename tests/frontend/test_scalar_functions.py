@@ -282,6 +282,25 @@ def python_division(a, b, y):
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_python_float_into_a_numpy_integer_raises_where_numpy_raises(target):
+    """``np.uint8(v)`` of a Python float converts through its Python int (NaN ValueError, outside
+    the dtype OverflowError with NumPy's words), where a NumPy float is cast (the test above)."""
+    k = make_kernel("B[i] = np.uint8(float(A[i])) + np.int32(float(A[i]) * 0.5) + 0.25")
+
+    def outcome(fn, A):
+        B = np.zeros_like(A)
+        try:
+            fn(A, B)
+        except (OverflowError, ValueError) as error:
+            return type(error), str(error).splitlines()[0]
+        return B.tolist()
+
+    for v in (7.9, 255.9, 300.0, -1.0, np.nan, np.inf, 1e19, 5e9):
+        A = np.array([1.5, v])
+        assert outcome(_kernel(k, target), A) == outcome(k, A), v
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
 def test_a_python_number_divided_by_zero_raises_as_in_python(target):
     """Two Python numbers (a float argument, a loop variable, math.exp's float): ``/`` by zero, and
     a float's ``%``, raise ZeroDivisionError with Python's message, where NumPy numbers give inf
