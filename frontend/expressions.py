@@ -31,6 +31,7 @@ from .scalars import (
     check_int_literals,
     comparison_type,
     component,
+    division_checked,
     exact_extreme,
     located,
     module_constant,
@@ -379,8 +380,8 @@ class ExpressionLifter:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
         lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
-        return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
-                        result.weak)
+        divisor = division_checked(self.lifter, symbol, lhs, rhs, self.coerce(rhs, result), node)  # 1.0 / 0.0
+        return ir.BinOp(symbol, self.coerce(lhs, result), divisor, result.dtype, result.weak)
 
     def int_power(self, node: ast.AST, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         """``a ** b`` of integers whose exponent is not a non-negative constant.  With a numpy

@@ -312,6 +312,12 @@ class ScalarCalls:
             arg = ir.Const(literal, "int64", True)
         if isinstance(arg, ir.Const) and target.dtype in INTS:
             return self.const_to_int(arg, target)
+        if target.dtype in INTS and not target.weak and arg.weak and arg.dtype in FLOATS:
+            # np.uint8(v) of a Python float: NumPy converts through its Python int, as it assigns one
+            # into an element (NaN ValueError, 300.0 or -1.0 OverflowError; a NumPy float is cast)
+            flags = _float_store_checks(arg, target.dtype, located(self.ex.lifter, self.node))
+            flag = functools.reduce(lambda a, b: ir.BinOp("+", a, b, "int64", True), flags)
+            return ir.BinOp("+", ir.Cast(flag, target.dtype, False), self.ex.coerce(arg, target), target.dtype, False)
         if target.dtype in INTS and not target.weak:  # np.uint8(s) of a Python int s = 300: OverflowError
             arg, = range_checked(self.ex.lifter, (arg,), target, self.node)
         if target == VType("int64", False) and _runtime_python_int(arg):
@@ -390,6 +396,40 @@ def range_checked(lifter, operands: tuple[ir.Expr, ...], result: VType,
                  for operand in operands)
 
 
+def _python_message(operation) -> str:
+    """The message this Python's ZeroDivisionError of ``operation`` has (they differ by version)."""
+    try:
+        operation()
+    except ZeroDivisionError as error:
+        return str(error)
+    raise AssertionError("no ZeroDivisionError")
+
+
+#: Python's ZeroDivisionError messages: true division of two ints, of a float; a float's // and %
+_DIVISION_MESSAGES = {("/", True): _python_message(lambda: 1 / 0), ("/", False): _python_message(lambda: 1.0 / 0.0),
+                      ("//", False): _python_message(lambda: 1.0 // 0.0), ("%", False): _python_message(lambda: 1.0 % 0.0)}
+
+
+def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: ir.Expr, node: ast.AST) -> ir.Expr:
+    """``divisor`` (``rhs`` converted to the result's dtype) with Python's check where ``lhs symbol
+    rhs`` divides two Python numbers: a true division, or a float's ``//`` / ``%``, by zero (-0.0
+    too) raises ZeroDivisionError as CPython does (where either is a NumPy number NumPy gives inf or
+    NaN, unchecked).  The check is 0 (a select of ``d`` either way after it); two Python
+    ints' ``//`` and ``%`` are left unchecked (docs/subset.md: *by zero give 0*)."""
+    key = (symbol, symbol == "/" and lhs.dtype not in FLOATS and rhs.dtype not in FLOATS)
+    if not (lhs.weak and rhs.weak) or divisor.dtype not in FLOATS or key not in _DIVISION_MESSAGES:
+        return divisor
+    if _never_zero(divisor):  # x / 2.0, 1.0 / (1.0 + math.exp(-x)): no check
+        return divisor
+    zero = ir.Select(ir.Compare("==", divisor, ir.Const(0.0, divisor.dtype, True)), ir.int_const(1), ir.int_const(0),
+                     ir.INT, True)
+    flag = ir.Check(zero, ir.int_const(1), "", 0, message=_DIVISION_MESSAGES[key] + located(lifter, node),
+                    error="ZeroDivisionError")
+    # (a select of the divisor either way: the python target's Python float stays one, where
+    # ``d - np.float64(0)`` would make it a NumPy float, whose ``** 1000`` gives inf, not OverflowError)
+    return ir.Select(ir.Compare("==", flag, ir.int_const(0)), divisor, divisor, divisor.dtype, True)
+
+
 def located(lifter, node: ast.AST) -> str:
     """``node``'s place in the user's file, as an error shows it (a line, then the source)."""
     span = lifter.source.span(node)
@@ -440,6 +480,44 @@ def _checked_int(expr: ir.Expr, dtype: str, where: str = "") -> ir.Expr:
 def _strong(expr: ir.Expr) -> ir.Expr:
     """A weak int64 expression's value as the strong int64 a Select of ints holds."""
     return ir.Cast(expr, "int64", False)
+
+
+def _never_zero(expr: ir.Expr) -> bool:
+    """Is ``expr`` nonzero for every input (NaN counts as nonzero: it is no division by zero)?  A
+    nonzero literal, or a positive one plus a value that is never negative (rounding keeps the sum
+    at least the literal)."""
+    value = _number_literal(expr)
+    if value is not None:
+        return value != 0
+    if isinstance(expr, ir.BinOp) and expr.op == "+":
+        return any((_number_literal(a) or 0) > 0 and _never_negative(b)
+                   for a, b in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)))
+    return isinstance(expr, ir.Cast) and expr.dtype in FLOATS and _never_zero(expr.operand)
+
+
+def _never_negative(expr: ir.Expr) -> bool:
+    """Is ``expr`` at least 0 or NaN for every input: ``exp``, ``sqrt``, ``abs``, ``x * x``, sums and
+    products of such, a literal at least 0."""
+    value = _number_literal(expr)
+    if value is not None:
+        return value >= 0
+    if isinstance(expr, ir.Call):
+        return expr.func in ("exp", "sqrt", "fabs", "absolute", "exp2")
+    if isinstance(expr, ir.Unary):
+        return expr.op in ("abs", "numpy_abs")
+    if isinstance(expr, ir.BinOp) and expr.op in ("+", "*"):
+        return expr.op == "*" and expr.lhs == expr.rhs or _never_negative(expr.lhs) and _never_negative(expr.rhs)
+    return isinstance(expr, ir.Cast) and expr.dtype in FLOATS and _never_negative(expr.operand)
+
+
+def _number_literal(expr: ir.Expr) -> int | float | None:
+    """The value of a Python int or float literal, ``-2.0`` too."""
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = _number_literal(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, ir.Const) and expr.weak and isinstance(expr.value, (int, float)):
+        return expr.value
+    return None
 
 
 def _int_literal(expr: ir.Expr) -> int | None:

@@ -37,7 +37,17 @@ from polyfuse.backends.cpu.blas import ROW_GEMM, ROW_GEMM_MODULE, row_gemm_text,
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
-from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
+from polyfuse.backends.cpu.llvm_exprs import (
+    CHECK_AT,
+    CHECK_LOCK,
+    CHECK_PHASE,
+    INDEX_ERROR,
+    INDEX_VALUE,
+    RECORD_CHECK,
+    ExprEmitter,
+    has_index,
+    llvm_type,
+)
 from polyfuse.backends.cpu.mask_moves import active as mask_moves_active
 from polyfuse.backends.cpu.mask_moves import guarded as mask_moves_guarded
 from polyfuse.backends.cpu.parallel import (
@@ -1649,6 +1659,50 @@ class KernelCodegen:
         """This function's module-wide i64 ``<name><suffix>`` (lazy streams: the runtime reads
         and writes them, ``LLVMKernel.switch_streams``)."""
         return self.error_global(self.function.name + suffix)
+
+    def record_check(self, code: int, value) -> None:
+        """Record a failed ir.Check (``code``, its operand ``value``) where none that comes before
+        it in the loop order is: the phase, then the iteration of its chunked loop (a parallel
+        phase's outer loop, which team threads run in chunks, any thread first) decide; within
+        one chunk the first failure stays.  So a team names the failure one thread would, the
+        sequential function's first where the schedule keeps its order (without the order, two
+        threads' failures raced: the message could name a later chunk's value)."""
+        phase = self.phase
+        at = (self.values[phase.node.iterator] if phase.parallel and any(loop is phase.node for loop in self.enclosing)
+              else _i64(0))
+        self.builder.call(self._check_recorder(), [_i64(code), value, _i64(phase.index), at])
+
+    def _check_recorder(self):
+        """The module's cold function that records a failed check under a spin lock (four words
+        at once: code, value, phase, iteration) if it comes first (``record_check``)."""
+        if RECORD_CHECK in self.module.globals:
+            return self.module.globals[RECORD_CHECK]
+        function = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [_I64] * 4), name=RECORD_CHECK)
+        function.linkage = "internal"
+        function.attributes.add("cold")
+        function.attributes.add("noinline")
+        code, value, phase, at = function.args
+        flag, slot, phase_slot, at_slot, lock = (self.error_global(name) for name in (
+            INDEX_ERROR, INDEX_VALUE, CHECK_PHASE, CHECK_AT, CHECK_LOCK))
+        b = ll.IRBuilder(function.append_basic_block("entry"))
+        spin, locked, write, done = (function.append_basic_block(name) for name in ("spin", "locked", "write", "done"))
+        b.branch(spin)
+        b.position_at_end(spin)
+        taken = b.extract_value(b.cmpxchg(lock, _i64(0), _i64(1), "acquire", "monotonic"), 1)
+        b.cbranch(taken, locked, spin)
+        b.position_at_end(locked)
+        recorded_phase, recorded_at = b.load(phase_slot), b.load(at_slot)
+        earlier = b.or_(b.icmp_signed("<", phase, recorded_phase),
+                        b.and_(b.icmp_signed("==", phase, recorded_phase), b.icmp_signed("<", at, recorded_at)))
+        b.cbranch(b.or_(b.icmp_signed("==", b.load(flag), _i64(0)), earlier), write, done)
+        b.position_at_end(write)
+        for word, target in ((code, flag), (value, slot), (phase, phase_slot), (at, at_slot)):
+            b.store(word, target)
+        b.branch(done)
+        b.position_at_end(done)
+        b.store_atomic(_i64(0), lock, "release", 8)
+        b.ret_void()
+        return function
 
     def error_global(self, name: str):
         """A module-wide i64 that the runtime reads after each call (run-time index errors)."""

@@ -48,6 +48,10 @@ _FLOAT_INTRINSICS = {"sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", 
 
 INDEX_ERROR = "polyfuse_index_error"  # 1 + 64 * array position + axis of a bad run-time subscript
 INDEX_VALUE = "polyfuse_index_value"  # the subscript's value
+CHECK_PHASE = "polyfuse_check_phase"  # the phase of the failed ir.Check recorded in INDEX_ERROR
+CHECK_AT = "polyfuse_check_at"  # its iteration of the phase's chunked loop (0 where none)
+CHECK_LOCK = "polyfuse_check_lock"  # held by the thread recording a failure (KernelCodegen.record_check)
+RECORD_CHECK = "polyfuse_record_check"  # the function that records it
 
 
 _I8 = ll.IntType(8)
@@ -159,7 +163,8 @@ class ExprEmitter(VectorMath):
 
     def _Check(self, e: ir.Check):
         """An ``assert`` where it runs: the first failure of a call records its message's code
-        (1 + 64 * number of arrays + position in ``cg.check_messages``); backends/cpu/llvm.py
+        (1 + 64 * number of arrays + position in ``cg.check_messages``; the first in the loop
+        order, whichever team thread fails first: KernelCodegen.record_check); backends/cpu/llvm.py
         raises AssertionError after the phase, the operand's value standing for Check.VALUE."""
         if self.cg.check_bad is not None and e.guard is not None:  # a nest run twice (KernelCodegen._emit_checked_twice)
             self.b.store(self.b.or_(self.b.load(self.cg.check_bad), self.emit(e.guard)), self.cg.check_bad)
@@ -169,13 +174,9 @@ class ExprEmitter(VectorMath):
             self.b.store(self.b.or_(self.b.load(self.cg.check_bad), self._nonzero(value)), self.cg.check_bad)
             return ll.Constant(value.type, 0)
         value = self.emit(e.operand)
-        failed = self._nonzero(value)
-        flag = self.cg.error_global(INDEX_ERROR)
-        first = self.b.icmp_signed("==", self.b.load(flag), ll.Constant(ll.IntType(64), 0))
-        with self.b.if_then(self.b.and_(failed, first), likely=False):
+        with self.b.if_then(self._nonzero(value), likely=False):
             code = 1 + 64 * len(self.cg.program_arrays) + self.cg.check_messages.index((e.error, e.message))
-            self.b.store(ll.Constant(ll.IntType(64), code), flag)
-            self.b.store(self._int64(value), self.cg.error_global(INDEX_VALUE))  # Check.VALUE
+            self.cg.record_check(code, self._int64(value))  # Check.VALUE
         return ll.Constant(value.type, 0)
 
     def _nonzero(self, value):
@@ -516,17 +517,38 @@ class ExprEmitter(VectorMath):
         return self.b.zext(value, target) if is_unsigned(src) else self.b.sext(value, target)
 
     def float_to_int(self, value, dst: str):
-        """Truncation toward zero.  In range it is exact; out of range C (and so numpy) leaves it
-        undefined: narrow types go through i32 and unsigned 32 through i64, as C compilers on
-        x86-64 do, so small negative floats wrap to unsigned like numpy's casts there."""
+        """Truncation toward zero as NumPy's casts do: narrow types through i32 and uint32 through
+        i64 (then wrapped), as C compilers on x86-64 do, uint64 through i64 less 2**63 from 2**63
+        up; where the value does not fit the i32 / i64 (NaN, the infinities, beyond) the machine's
+        conversion instruction decides (``convert``), as in NumPy's C casts."""
         target = llvm_type(dst)
         if dst == "uint64":
-            return self.b.fptoui(value, target)
+            i64, top = ll.IntType(64), ll.Constant(value.type, float(2**63))
+            high = self.b.fcmp_ordered(">=", value, top)
+            high_part = self.b.xor(self.convert(self.b.fsub(value, top), 64), ll.Constant(i64, 1 << 63))
+            return self.b.select(high, high_part, self.convert(value, 64))
         if target.width < 32:
-            return self.b.trunc(self.b.fptosi(value, ll.IntType(32)), target)
+            return self.b.trunc(self.convert(value, 32), target)
         if dst == "uint32":
-            return self.b.trunc(self.b.fptosi(value, ll.IntType(64)), target)
-        return self.b.fptosi(value, target)
+            return self.b.trunc(self.convert(value, 64), target)
+        return self.convert(value, target.width)
+
+    def convert(self, value, bits: int):
+        """``value`` truncated to a signed integer of ``bits`` (32 or 64): LLVM's fptosi, whose
+        result is poison where it does not fit (the optimiser may then store anything, and the
+        vectorizer's AVX-512 ``vcvttsd2usi`` made a uint64's NaN 2**64 - 1), frozen: the value
+        the instruction gives, x86-64's cvttsd2si / cvttpd2dq minimum of the integer, which is
+        what NumPy's casts give on this machine (a select of that minimum cost quantize_int8 35%).
+        A constant operand (which LLVM would fold to an arbitrary value) gets that value here."""
+        target = ll.IntType(bits)
+        if isinstance(value, ll.Constant) and isinstance(value.constant, float):
+            number = value.constant
+            fits = number == number and abs(number) < 2.0 ** (bits - 1)
+            return ll.Constant(target, int(number) if fits else -(2 ** (bits - 1)))
+        converted = self.b.fptosi(value, target)
+        frozen = ll.instructions.Instruction(self.b.block, target, "freeze", [converted])
+        self.b._insert(frozen)  # (llvmlite's IRBuilder has no freeze)
+        return frozen
 
     # ---- helpers -------------------------------------------------------------------------
     def _muladd(self, a, b, c):

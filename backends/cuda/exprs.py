@@ -22,6 +22,9 @@ NUMBA_TYPES = {"float64": "_nb.float64", "float32": "_nb.float32", "int64": "_nb
                "int32": "_nb.int32", "int16": "_nb.int16", "int8": "_nb.int8", "uint64": "_nb.uint64",
                "uint32": "_nb.uint32", "uint16": "_nb.uint16", "uint8": "_nb.uint8", "bool": "_nb.boolean"}
 _WIDE = ("float64", "int64", "bool")  # numba's own result types; every other dtype is cast back
+#: the ir.Check errors the device records (the others are refused): a Python int outside the dtype
+#: it meets, and a Python number divided by zero (frontend/scalars.py division_checked)
+DEVICE_CHECKS = ("OverflowError", "ZeroDivisionError")
 ERROR_CELL = "_pf_errors"  # a kernel parameter: two int64, the failed check's code and value
 _BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32, "int64": 64, "uint64": 64}
 
@@ -355,9 +358,10 @@ class ExprRenderer:
 
     def _Check(self, e: ir.Check) -> str:
         """Only the OverflowError check of a Python int meeting a narrower integer dtype reaches
-        here (codegen refuses the others): 0, its first failure recorded in the error cell, which
-        the host raises after the kernels (the value may be another thread's than Python's first)."""
-        assert e.error == "OverflowError", e
+        here, and Python's ZeroDivisionError of two Python numbers (codegen refuses the others): 0,
+        its first failure recorded in the error cell, which the host raises after the kernels (the
+        value may be another thread's than Python's first)."""
+        assert e.error in DEVICE_CHECKS, e
         self.helpers.add("_overflow")
         code = 1 + self.checks.index((e.error, e.message))
         return f"_overflow({ERROR_CELL}, {self.render(e.operand)}, {code})"

@@ -184,6 +184,7 @@ class Check(Index):
 CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError,
                                             "IndexError": IndexError,  # p[0] of an empty selection
                                             "OverflowError": OverflowError,  # a Python int outside a dtype
+                                            "ZeroDivisionError": ZeroDivisionError,  # 1.0 / 0.0 of Python floats
                                             "LinAlgError": np.linalg.LinAlgError,  # np.linalg's (frontend.array_lapack)
                                             "UnsupportedError": UnsupportedError,  # slice bounds checked where they run
                                             "UnboundLocalError": UnboundLocalError,  # frontend.loop_values
@@ -368,6 +369,10 @@ def _render_cast(e: Cast) -> str:
         # NumPy's constructor raises if it does not fit (np.uint8(300)): first the NumPy integer
         # its type says, whose cast wraps as the cpu target's does (where a Python int must raise,
         # the frontend checked it first: frontend/scalars.py range_checked)
+        return f"_np.{e.dtype}(_np.{e.operand.dtype}({operand}))"
+    if e.operand.dtype in ("float32", "float64") and e.dtype in INT_DTYPES and not e.operand.weak:
+        # a NumPy float's cast (NaN and beyond the dtype: NumPy's value and RuntimeWarning, where
+        # the constructor of a Python float, as a float64 argument may arrive, raises)
         return f"_np.{e.dtype}(_np.{e.operand.dtype}({operand}))"
     return f"_np.{e.dtype}({operand})"
 

@@ -186,10 +186,15 @@ CASTS = ["int", "bool", "float", "np.float32", "np.float64", "np.int8", "np.int1
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("cast", CASTS)
 def test_casts_of_floats_truncate_toward_zero(cast, target):
+    """In range a truncation; outside the integer dtype (NaN, the infinities, beyond) the value
+    NumPy's cast gives on x86-64 (backends/cpu/llvm_exprs.py float_to_int), where LLVM's fptosi /
+    fptoui gave poison (uint64 of NaN: 2**64 - 1 on the cpu target, 2**63 in NumPy)."""
     k = make_kernel(f"B[i] = {cast}(A[i]) + 0.25")
     A = np.array([0.0, -0.0, 0.75, -0.75, 1.5, -1.5, 100.9, -100.9, 127.0, 3.0e5 if "8" not in cast else 9.0])
     if "uint" in cast:
         A = np.abs(A)
+    if cast.startswith(("np.int", "np.uint")):  # outside the dtype: NumPy's scalar cast on x86-64 (ov47)
+        A = np.concatenate([A, [np.nan, np.inf, -np.inf, 300.0, -1.5, 1e19, -1e19, 5e9, -5e9, 2.0**63, 2.0**64]])
     expected, actual = run_both(k, target, (A, np.zeros_like(A)))
     np.testing.assert_array_equal(actual, expected)
 
@@ -269,6 +274,49 @@ def test_float32_constants_stay_float32():
     A = np.linspace(-1, 1, 9, dtype=np.float32)
     expected, actual = run_both(k, "cpu", (A, np.zeros_like(A)))
     assert_close(expected, actual, exact=True)
+
+
+def python_division(a, b, y):
+    for i in range(y.shape[0]):
+        y[i] = a / (b - i) + a % (b - i) + 1.0 / (1.0 + math.exp(a - i))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_python_float_into_a_numpy_integer_raises_where_numpy_raises(target):
+    """``np.uint8(v)`` of a Python float converts through its Python int (NaN ValueError, outside
+    the dtype OverflowError with NumPy's words), where a NumPy float is cast (the test above)."""
+    k = make_kernel("B[i] = np.uint8(float(A[i])) + np.int32(float(A[i]) * 0.5) + 0.25")
+
+    def outcome(fn, A):
+        B = np.zeros_like(A)
+        try:
+            fn(A, B)
+        except (OverflowError, ValueError) as error:
+            return type(error), str(error).splitlines()[0]
+        return B.tolist()
+
+    for v in (7.9, 255.9, 300.0, -1.0, np.nan, np.inf, 1e19, 5e9):
+        A = np.array([1.5, v])
+        assert outcome(_kernel(k, target), A) == outcome(k, A), v
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_python_number_divided_by_zero_raises_as_in_python(target):
+    """Two Python numbers (a float argument, a loop variable, math.exp's float): ``/`` by zero, and
+    a float's ``%``, raise ZeroDivisionError with Python's message, where NumPy numbers give inf
+    (frontend/scalars.py division_checked); ``1.0 + math.exp(...)`` is never 0 (no check)."""
+    k = polyfuse.kernel(python_division, target=target)
+    for b in (2.5, -1.0, 3.0):
+        got, want = np.zeros(4), np.zeros(4)
+        try:
+            python_division(1.0, b, want)
+        except ZeroDivisionError as error:
+            with pytest.raises(ZeroDivisionError, match=f"^{error}\n") as info:
+                k(1.0, b, got)
+            assert "y[i] = a / (b - i)" in str(info.value)
+            continue
+        k(1.0, b, got)
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
@@ -368,7 +416,7 @@ def test_cuda_renders_the_scalar_functions():
     for the numpy rules, small unsigned dtypes and casts.  GPU math is compared to 1e-13."""
     k = make_kernel("B[i] = np.maximum(A[i], 0.25) + np.fmin(A[i], 1.0) + np.sign(A[i]) + np.rint(A[i] * 3)"
                     " + np.trunc(A[i] * 2.5) + np.power(np.abs(A[i]), 0.5) + np.logaddexp(A[i], 1.0)"
-                    " + np.cbrt(A[i]) + np.exp2(A[i]) + np.arctan2(A[i], 2.0) + math.log1p(abs(A[i]))"
+                    " + np.cbrt(A[i]) + np.exp2(A[i]) + np.arctan2(A[i], 2.0) + math.log1p(abs(A[i])) + 1.0 / (s + 1)"
                     "\n        C[i] = np.uint8(D[i] * 3) + np.fmod(D[i], np.uint8(7)) + np.int8(A[i] * 10) + s"
                     "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E, s")
     A = np.array([0.5, -1.25, 2.5, 0.0, -0.0, 3.75, -2.5, 1.5])
@@ -382,6 +430,8 @@ def test_cuda_renders_the_scalar_functions():
         np.testing.assert_allclose(actual, expected, rtol=1e-13)
     with pytest.raises(OverflowError, match="Python integer 40000 out of bounds for int16"):
         _kernel(k, "cuda")(*args[:5], 40000)
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):  # two Python numbers (ov47)
+        _kernel(k, "cuda")(*args[:5], -1)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])

@@ -74,17 +74,22 @@ def _outcome(fn, y, v):
 def test_a_scalar_stored_into_an_element_raises_where_numpy_raises(target):
     """NumPy 2.4 assigns one scalar into one integer element through its Python int: into a
     signed dtype a NumPy integer or float that does not fit raises OverflowError (NaN
-    ValueError), into an unsigned one a NumPy integer wraps; an array assignment (``y[:] = x``)
-    is a cast, which wraps (docs/subset.md).  Both targets do as the undecorated function does."""
+    ValueError), into an unsigned one a NumPy integer wraps and a float is cast; an array
+    assignment (``y[:] = x``) is a cast, which wraps (docs/subset.md).  Both targets do as the undecorated function does."""
     element, array = polyfuse.kernel(store_each, target=target), polyfuse.kernel(store_all, target=target)
     kept = polyfuse.kernel(store_while, target=target)
     cases = [(store_each, element, np.zeros(3, np.int8), np.int64(v)) for v in (368, -200, 5)]
     cases += [(store_each, element, np.zeros(3, np.uint8), np.int64(v)) for v in (368, -1)]
     cases += [(store_each, element, np.zeros(3, np.int8), np.float64(v)) for v in (127.9, -128.9, 128.0, -129.0, np.nan, -np.inf, 1e19)]
     cases += [(store_all, array, np.zeros(3, np.int8), np.array([368, -200, 5]))]
+    # a NumPy float outside an unsigned element, and NaN / inf in an array assignment: NumPy's cast,
+    # with a RuntimeWarning (x86-64's value; LLVM's fptoui / fptosi left them poison: ov47)
+    cases += [(store_each, element, np.zeros(3, np.uint64), np.float64(v)) for v in (np.nan, np.inf, -1.0, 1e19, 2.0**64)]
+    cases += [(store_all, array, np.zeros(3, np.int32), np.array([np.nan, -np.inf, 1e19]))]
     cases += [(store_while, kept, np.zeros(3, np.int8), np.int64(v)) for v in (368, 5)]
     for fn, kernel, y, v in cases:
-        assert _outcome(kernel, y, v) == _outcome(fn, y, v), (fn.__name__, y.dtype, v)
+        with np.errstate(invalid="ignore"):
+            assert _outcome(kernel, y, v) == _outcome(fn, y, v), (fn.__name__, y.dtype, v)
     with pytest.raises(OverflowError) as info:  # NumPy's message, then where the store is written
         element(np.zeros(3, np.int8), np.int64(368))
     assert "out of bounds for int8" in str(info.value) and "x[i] = v" in str(info.value)
@@ -119,3 +124,36 @@ def test_the_first_failing_store_of_a_vectorized_check_is_numpys(forced):
                 assert _outcome(kernel, np.zeros(64, dtype), values) == expected, (count, values, dtype)
         if count == 2:
             assert team_runs(kernel.compile(x, np.zeros(64, np.int8)).backend)
+
+
+def test_a_team_names_the_first_failure_in_the_loop_order(forced, monkeypatch):
+    """Two threads failing in different chunks: the message names the earlier chunk's failure,
+    whichever records first (backends/cpu/llvm.py record_check: the phase, then the chunked
+    loop's iteration).  The team here takes its pieces last first, so the later chunk always
+    fails first in time (ov46's shared flag named it); the checks branch and run twice."""
+    from polyfuse.backends.cpu import parallel
+
+    from polyfuse.runtime import threads
+
+    monkeypatch.setenv("POLYFUSE_NATIVE_ENTRY", "0")  # (its team takes the pieces in order)
+    monkeypatch.setattr(parallel, "NATIVE_TEAM", False)
+    monkeypatch.setattr(parallel.Pieces, "take", _last_piece_first)
+    threads.set_num_threads(2)
+    x = np.arange(64, dtype=np.int64) % 50
+    x[30], x[40], x[63] = 200, 300, -400
+    expected = _outcome(shift, np.zeros(64, np.int8), x)
+    for knob in ("0", "1"):
+        monkeypatch.setenv("POLYFUSE_VECTOR_CHECKS", knob)
+        kernel = polyfuse.kernel(shift)
+        for _ in range(3):  # (the first call measures the chunks in order)
+            assert _outcome(kernel, np.zeros(64, np.int8), x) == expected, knob
+        assert team_runs(kernel.compile(x, np.zeros(64, np.int8)).backend)
+
+
+def _last_piece_first(pieces):
+    with pieces._lock:
+        if pieces._taken >= pieces.count or pieces._error is not None:
+            return None
+        pieces._taken += 1
+        return pieces.count - pieces._taken
+
