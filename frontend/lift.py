@@ -401,7 +401,8 @@ class Lifter:
         (frontend.local_versions)."""
         self._note_loop_scalar(target, scope)
         if isinstance(target, ast.Name) and target.id not in self.arguments:
-            self.writes.append(local_write(lifter, node, target.id, value, bool(scope.loop_vars)))
+            self.writes.append(local_write(lifter, node, target.id, value, bool(scope.loop_vars),
+                                           self._type_varies(node, scope)))
             versions = self.split.get(target.id)
             if versions is not None:
                 assert isinstance(node, (ast.Assign, ast.AugAssign))
@@ -413,6 +414,14 @@ class Lifter:
         if flag and choice_of(node) is not None:  # the flag's test reads the value before the write
             return flag + [self.add_statement(node, target, value, scope, lifter)]
         return [self.add_statement(node, target, value, scope, lifter)] + flag
+
+    def _type_varies(self, node: ast.stmt, scope: Scope) -> bool:
+        """Whether the loop's data may choose the type of the value this assignment leaves
+        (``LocalWrite.varies``): under a data-dependent ``if`` inside the outermost loop, a choice
+        (``m = max(m, x[i])``), or reading a local split into versions."""
+        value = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
+        return bool(scope.loop_vars) and (len(self.guards) > self.loop_guards or choice_of(node) is not None
+                                          or value is not None and bool(read_names(value) & self.split.keys()))
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:
@@ -689,7 +698,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     in_place: frozenset[str] = frozenset()
     monotone: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
-    for _ in range(8):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    for _ in range(12):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         lifter.flagged, lifter.flagged_in_place, lifter.split = flagged, in_place, split
