@@ -207,12 +207,12 @@ SCRATCH = [  # t: Python's 3.0 or a NumPy value, as each element decides (fe47)
 
 
 @pytest.mark.parametrize("body", SCRATCH)
-@pytest.mark.parametrize("dtype", [np.float32])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_loop_scratch_of_a_python_float_and_numpy_values(body, dtype):
     """``s += t * 0.1`` computes in float64 where ``t`` is Python's 3.0 (float32's ``t`` gave
     1.2000000476837158 for Python's 1.2000000000000002), and ``s`` comes back as Python's float
-    where every ``t`` was one, NumPy's scalar once a NumPy ``t`` was added; ``m = max(m, t)``
-    the operand chosen."""
+    where every ``t`` was one (np.float64 of a float64 ``x`` before), NumPy's scalar once a
+    NumPy ``t`` was added; ``m = max(m, t)`` the kind of the operand chosen."""
     func = define(f"def kern(x):\n    s = 0.0\n    m = 0.0\n    for i in range(x.shape[0]):\n        {body}\n")
     kernel = polyfuse.kernel(func, target="python", cache=False)
     for x in ([1.0, 1.0, 1.0, 1.0], [0.1, 0.2], [0.1, 7.0, 0.2], []):
