@@ -501,7 +501,8 @@ class Lifter:
             t = self.scalar_type(name)
             if t is None or np.dtype(t.dtype).kind not in "ifbc":
                 return None
-            weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}[np.dtype(t.dtype).kind]
+            kind = self._python_kind(name) if name != target.id else None  # (t = 3 of a float t: 0)
+            weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}["ifbc"[kind - 1] if kind else np.dtype(t.dtype).kind]
         if not names:
             return None
 
@@ -528,7 +529,7 @@ class Lifter:
         ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
         so that ``s`` keeps Python's kind while every ``t`` was a Python float (``_inherited_kind``)."""
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
-        weak = {n for n in self.strengths if self._mixed(n) and self._kinds_alike(n)}
+        weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
         grown = True
         while grown:  # u = t * 2.0 of such a t: a Python float where t is one
             more = {n for n, reads in self.feeds.items() if n not in weak and reads & weak and self._local_number(n)}
@@ -550,12 +551,13 @@ class Lifter:
     def _mixed(self, name: str) -> bool:
         return len(self.strengths.get(name, ())) > 1 and name in self.arrays and self.arrays[name].is_scalar
 
-    def _kinds_alike(self, name: str) -> bool:
-        """Whether each Python number ``name`` is given is of its dtype's kind (a float for a
-        float64 local), so that ``_inherited_kind``'s weak stand-in is the one Python computes with."""
+    def _python_kind(self, name: str) -> int | None:
+        """The one kind (1 to 4) of the Python numbers ``name`` is given (an int for ``t = 3`` of
+        a float64 local), so that ``_inherited_kind``'s weak stand-in is the one Python computes
+        with; None where they are of several kinds or the local is not a number."""
         t = self.scalar_type(name)
-        return t is not None and np.dtype(t.dtype).kind in "ifbc" \
-            and self.strengths[name] - {0} == {1 + "ifbc".index(weak_kind(t.dtype))}
+        kinds = self.strengths.get(name, set()) - {0}
+        return next(iter(kinds)) if t is not None and np.dtype(t.dtype).kind in "ifbc" and len(kinds) == 1 else None
 
     def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
         """The flagged locals whose flag one statement after the outermost loop cannot give: those

@@ -19,7 +19,7 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
   in its own: an np.int8 in an int16 local wraps in int8 where it is read), or each read of the local meets the value as that type
   would (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
   stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``;
-  an integer in a float64 local the same).  A Python float exact in a float32 local (``t =
+  an integer in a float64 local the same).  A Python float or int exact in a float32 local (``t =
   3.0``, then ``if x[i] > 5: t = x_f32[i]``) is held only so too (or returned) where the loop's
   data choose its type (``_data_varying``): Python's ``t * 0.1`` computes in float64.
   Otherwise it is split as above, its versions and kind carried by the loop (``loop_splits``);
@@ -298,10 +298,12 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
         constants = write.leaf_constants if relaxed else (write.constant,) * len(write.leaves)
         t = next((t for t, c in zip(write.leaves, constants) if not _holds(t, c, m)), None)
         if t is None and not m.weak and m.dtype != "float64":
-            # a Python float exact in a float32 local still computes in float64 where it meets
-            # another Python number (3.0 * 0.1 is 0.30000000000000004 in Python): held only where
-            # each read meets float32 values, is stored or is returned (``reads_typed``)
-            t = next((t for t in write.leaves if t.weak and t.is_float and t.dtype != m.dtype), None)
+            # a Python float (or int) exact in a float32 local still computes in float64 where it
+            # meets another Python number (3.0 * 0.1 and 3 * 0.1 are 0.30000000000000004 in
+            # Python): held only where each read meets float32 values, is stored or is returned
+            # (``reads_typed``)
+            t = next((t for t in write.leaves
+                      if t.weak and (t.is_float or t.is_int and m.is_float) and t.dtype != m.dtype), None)
             if t is not None:
                 soft.setdefault(write.name, (write, t, m))
                 continue

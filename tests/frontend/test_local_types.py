@@ -189,6 +189,7 @@ def test_loop_local_of_python_and_numpy_values(init, update, after):
     ("1e30", "min(m, f[j])", "return m", True),
     ("1e30", "min(m, f[j])", "o32[0] = m * 0.5", True),  # float64's 1e30 * 0.5, then float32's
     ("0.5", "min(m, f[j])", "return m * 0.1", True),  # 0.5 is exact in float32, 0.5 * 0.1 is not (fe47)
+    ("1", "min(m, f[j])", "return m * 0.1", True),  # a Python int the same
 ])
 def test_loop_local_one_type_where_its_reads_allow(init, update, after, versions):
     """One type (a float32 register: a min reduction) where each read meets the value as a float32
@@ -199,8 +200,8 @@ def test_loop_local_one_type_where_its_reads_allow(init, update, after, versions
     assert found == ({"__version0_m", "__version1_m", "__kind_m"} if versions else set())
 
 
-SCRATCH = [  # t: Python's 3.0 or a NumPy value, as each element decides (fe47)
-    "t = 3.0\n        if x[i] > 5:\n            t = x[i] + 1\n        s += t * 0.1\n    return s",
+SCRATCH = [  # t: Python's 3 (3.0) or a NumPy value, as each element decides (fe47)
+    "t = 3\n        if x[i] > 5:\n            t = x[i] + 1\n        s += t * 0.1\n    return s",
     "if x[i] > 0.5:\n            t = x[i] + 1\n        else:\n            t = 3.0\n"
     "        u = t * 2.0\n        s += u * 0.1\n        m = max(m, t)\n    return s, m",
 ]
@@ -209,7 +210,7 @@ SCRATCH = [  # t: Python's 3.0 or a NumPy value, as each element decides (fe47)
 @pytest.mark.parametrize("body", SCRATCH)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_loop_scratch_of_a_python_float_and_numpy_values(body, dtype):
-    """``s += t * 0.1`` computes in float64 where ``t`` is Python's 3.0 (float32's ``t`` gave
+    """``s += t * 0.1`` computes in float64 where ``t`` is Python's 3 or 3.0 (float32's ``t`` gave
     1.2000000476837158 for Python's 1.2000000000000002), and ``s`` comes back as Python's float
     where every ``t`` was one (np.float64 of a float64 ``x`` before), NumPy's scalar once a
     NumPy ``t`` was added; ``m = max(m, t)`` the kind of the operand chosen."""
