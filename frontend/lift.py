@@ -79,6 +79,7 @@ from .returns import (
     STRONG,
     changed_flag,
     choice_of,
+    flag_operands,
     kind_choice,
     kind_varies,
     lift_return,
@@ -175,6 +176,13 @@ class Lifter:
         # the previous pass of lift's fixpoint; each type gets a version (frontend.local_versions)
         self.split: dict[str, tuple[VType, ...]] = {}
         self.writes: list[LocalWrite] = []  # every assignment to a local scalar, this pass
+        # local -> the locals read by its assignments of a NumPy value (``s += t * 0.1``): where
+        # such a ``t`` holds a Python number on some paths, the value's kind follows ``t``'s
+        # (``mixed_strength`` flags ``t`` too)
+        self.feeds: dict[str, set[str]] = {}
+        # flagged locals whose flag another flag's value reads (``_inherited_kind``): set in
+        # place, so that a read inside a loop sees the iteration's kind (``in_place_flags``)
+        self.flag_reads: set[str] = set()
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -401,7 +409,10 @@ class Lifter:
         (frontend.local_versions)."""
         self._note_loop_scalar(target, scope)
         if isinstance(target, ast.Name) and target.id not in self.arguments:
-            self.writes.append(local_write(lifter, node, target.id, value, bool(scope.loop_vars)))
+            self.writes.append(local_write(lifter, node, target.id, value, bool(scope.loop_vars),
+                                           self._type_varies(node, scope)))
+            if not value.weak and isinstance(node, (ast.Assign, ast.AugAssign)):
+                self.feeds.setdefault(target.id, set()).update(read_names(node.value) - {target.id})
             versions = self.split.get(target.id)
             if versions is not None:
                 assert isinstance(node, (ast.Assign, ast.AugAssign))
@@ -413,6 +424,14 @@ class Lifter:
         if flag and choice_of(node) is not None:  # the flag's test reads the value before the write
             return flag + [self.add_statement(node, target, value, scope, lifter)]
         return [self.add_statement(node, target, value, scope, lifter)] + flag
+
+    def _type_varies(self, node: ast.stmt, scope: Scope) -> bool:
+        """Whether the loop's data may choose the type of the value this assignment leaves
+        (``LocalWrite.varies``): under a data-dependent ``if`` inside the outermost loop, a choice
+        (``m = max(m, x[i])``), or reading a local split into versions."""
+        value = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
+        return bool(scope.loop_vars) and (len(self.guards) > self.loop_guards or choice_of(node) is not None
+                                          or value is not None and bool(read_names(value) & self.split.keys()))
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:
@@ -428,6 +447,12 @@ class Lifter:
         chosen = isinstance(target, ast.Name) and kind_varies(lifter, target, node, value, self.flagged)
         inherited = None if chosen else self._inherited_kind(node, target, value, scope)
         chosen = chosen or inherited is not None
+        if inherited is not None:  # (the target's own flag: as before, see in_place_flags)
+            self.flag_reads.update(n for n in inherited[1] if n != getattr(target, "id", None))
+        elif chosen:  # kind_choice reads the flags of the other flagged locals chosen between
+            assert isinstance(target, ast.Name)
+            choice = choice_of(node)
+            self.flag_reads.update(flag_operands(choice, target, self.flagged) if choice is not None else ())
         kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
         op = monotone_op(lifter, target, node) if isinstance(target, ast.Name) and scope.loop_vars else None
         if isinstance(target, ast.Name) and scope.loop_vars:
@@ -444,12 +469,13 @@ class Lifter:
         if not (isinstance(target, ast.Name) and target.id in self.flagged):
             return []
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
-        if inherited is not None:  # s = s + 0.3: NumPy's where s was NumPy's, else that Python number's
-            assert isinstance(target, ast.Name)
+        if inherited is not None:  # s = s + 0.3: NumPy's where s (or a t read) was NumPy's, else Python's
             flags = self.expressions(scope)
-            own = flags.convert(ast.copy_location(ast.Name(STRONG + target.id, ast.Load()), target))
-            strong = ir.Compare("==", own, ir.Const(0, "int8", False))
-            kind_of = ir.Select(strong, ir.Const(0, "int8", False), ir.Const(inherited, "int8", False), "int8", False)
+            kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
+            for name in inherited[1]:
+                own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), target))
+                strong = ir.Compare("==", own, ir.Const(0, "int8", False))
+                kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
             return [self.add_statement(node, flag, kind_of, scope, flags)]
         if chosen:  # the choice again, converted by the flag's own lifter (which records its reads)
             assert isinstance(target, ast.Name)
@@ -457,29 +483,32 @@ class Lifter:
             return [self.add_statement(node, flag, kind_choice(flags, target, choice_of(node)), scope, flags)]
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
-    def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> int | None:
-        """Where ``name = value`` of a flagged local gives a NumPy scalar only through ``name``
-        itself (``s = s + 0.3``, ``s *= 2``: a Python number where ``s`` was one, NumPy's where it
-        was NumPy's), the kind (1 to 4) of the Python number it gives where ``name`` holds one;
-        None for other assignments (their kind does not depend on the local's)."""
+    def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
+                        scope: Scope) -> tuple[int, tuple[str, ...]] | None:
+        """Where ``name = value`` of a flagged local gives a NumPy scalar only through flagged
+        locals it reads (``s = s + 0.3``, ``s *= 2``, ``s += t * 0.1`` of a flagged ``t``: a
+        Python number where each of them holds one, NumPy's where one of them holds NumPy's), the
+        kind (1 to 4) of the Python number it gives where they hold Python numbers, and those
+        locals; None for other assignments (their kind does not depend on the locals')."""
         if not (isinstance(target, ast.Name) and target.id in self.flagged) or value.weak \
-                or not isinstance(node, (ast.Assign, ast.AugAssign)):
+                or not isinstance(node, (ast.Assign, ast.AugAssign)) or choice_of(node) is not None:
             return None
         expr: ast.expr = node.value if isinstance(node, ast.Assign) else \
             ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op, node.value), node)
-        if not any(isinstance(n, ast.Name) and n.id == target.id for n in walk(expr)) \
-                or choice_of(node) is not None:
+        names = sorted({n.id for n in walk(expr) if isinstance(n, ast.Name) and n.id in self.flagged})
+        weak: dict[str, int | float | bool | complex] = {}
+        for name in names:
+            t = self.scalar_type(name)
+            if t is None or np.dtype(t.dtype).kind not in "ifbc":
+                return None
+            kind = self._python_kind(name) if name != target.id else None  # (t = 3 of a float t: 0)
+            weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}["ifbc"[kind - 1] if kind else np.dtype(t.dtype).kind]
+        if not names:
             return None
-        t = self.scalar_type(target.id)
-        if t is None or np.dtype(t.dtype).kind not in "ifbc":
-            return None
-        weak = {"i": 0, "f": 0.0, "b": False, "c": 0j}[np.dtype(t.dtype).kind]
-
-        name = target.id
 
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):
-                return ast.copy_location(ast.Constant(weak), n) if n.id == name else n
+                return ast.copy_location(ast.Constant(weak[n.id]), n) if n.id in weak else n
 
         alternative = _Weak().visit(copy.deepcopy(expr))
         try:
@@ -488,16 +517,47 @@ class Lifter:
             return None
         if not converted.weak:
             return None
-        return 1 + "ifbc".index(weak_kind(converted.dtype))
+        return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
         """The locals the final return gives back by name that were assigned both Python numbers
         and NumPy scalars (``m = 0`` then ``if n: m = x.mean()``; ``s = 0.0`` then ``s += x[i]``
         in a loop, whose assignments, where all give one kind and none stands under a
         data-dependent guard inside the loop, get one flag after the loop (``in_loop_flags``), so
-        that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``)."""
-        return frozenset(n for n in self.returned_names(source) if len(self.strengths.get(n, ())) > 1
-                         and n in self.arrays and self.arrays[n].is_scalar)
+        that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``),
+        and the locals of both kinds whose values such a local's NumPy values read (``feeds``:
+        ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
+        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``_inherited_kind``)."""
+        mixed = {n for n in self.returned_names(source) if self._mixed(n)}
+        weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
+        grown = True
+        while grown:  # u = t * 2.0 of such a t: a Python float where t is one
+            more = {n for n, reads in self.feeds.items() if n not in weak and reads & weak and self._local_number(n)}
+            weak |= more
+            grown = bool(more)
+        fed = list(mixed)
+        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (_inherited_kind)
+            for n in self.feeds.get(fed.pop(), ()):
+                if n not in mixed and n in weak:
+                    mixed.add(n)
+                    fed.append(n)
+        return frozenset(mixed)
+
+    def _local_number(self, name: str) -> bool:
+        t = self.scalar_type(name)
+        return name in self.arrays and self.arrays[name].is_scalar and t is not None \
+            and np.dtype(t.dtype).kind in "ifbc" and name in self.strengths
+
+    def _mixed(self, name: str) -> bool:
+        return len(self.strengths.get(name, ())) > 1 and name in self.arrays and self.arrays[name].is_scalar
+
+    def _python_kind(self, name: str) -> int | None:
+        """The one kind (1 to 4) of the Python numbers ``name`` is given (an int for ``t = 3`` of
+        a float64 local), so that ``_inherited_kind``'s weak stand-in is the one Python computes
+        with; None where they are of several kinds or the local is not a number."""
+        t = self.scalar_type(name)
+        kinds = self.strengths.get(name, set()) - {0}
+        return next(iter(kinds)) if t is not None and np.dtype(t.dtype).kind in "ifbc" and len(kinds) == 1 else None
 
     def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
         """The flagged locals whose flag one statement after the outermost loop cannot give: those
@@ -506,6 +566,7 @@ class Lifter:
         loop serial; its value was the promoted NumPy scalar's type before, on every path)."""
         monotone = self.monotone_locals(flagged)
         return frozenset(n for n in flagged if n in self.opaque_scalars or n in self.flagged_in_place
+                         or n in self.flag_reads and n in self.loop_scalars
                          or n in self.loop_chosen and n not in monotone
                          or n in self.loop_scalars and (n in self.loop_untracked
                                                         or len(self.loop_kinds.get(n, ())) != 1))
@@ -689,7 +750,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     in_place: frozenset[str] = frozenset()
     monotone: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
-    for _ in range(8):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    for _ in range(12):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         lifter.flagged, lifter.flagged_in_place, lifter.split = flagged, in_place, split

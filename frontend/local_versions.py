@@ -19,8 +19,11 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
   in its own: an np.int8 in an int16 local wraps in int8 where it is read), or each read of the local meets the value as that type
   would (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
   stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``;
-  an integer in a float64 local the same).  Otherwise it is split as above, its versions and kind carried by the loop
-  (``loop_splits``); ``check_loop_locals`` refuses what cannot be split (a loop kept as written).
+  an integer in a float64 local the same).  A Python float or int exact in a float32 local (``t =
+  3.0``, then ``if x[i] > 5: t = x_f32[i]``) is held only so too (or returned) where the loop's
+  data choose its type (``_data_varying``): Python's ``t * 0.1`` computes in float64.
+  Otherwise it is split as above, its versions and kind carried by the loop (``loop_splits``);
+  ``check_loop_locals`` refuses what cannot be split (a loop kept as written).
 - values of one dtype, Python's and NumPy's (``max(1.0, np.max(x))``), split only where
   ``weakness_seen``: elsewhere they compute alike, and the local keeps one type.
 """
@@ -37,7 +40,7 @@ from polyfuse.model import ir
 from polyfuse.model.scop import isl_name
 
 from . import source
-from .returns import _exact_ints
+from .returns import RESULT_PREFIX, _exact_ints
 from .types import VType, coerced, promote, vtype
 
 VERSION_PREFIX = "__version"
@@ -53,7 +56,10 @@ class LocalWrite:
     """One assignment to a local scalar: the types of the values it may give (``leaves``: a
     choice of branches of different types gives each branch's), the constant it gives (None
     where it is not one), the constant each leaf gives (``leaf_constants``, None where a leaf is
-    not one: ``0`` of ``cur = max(0, cur + x[i])``), and whether it runs inside a loop."""
+    not one: ``0`` of ``cur = max(0, cur + x[i])``), whether it runs inside a loop, and whether
+    the loop's data may choose the type it leaves (``varies``: it stands under a data-dependent
+    ``if`` inside its outermost loop, is a choice (``m = max(m, f[j])``) or reads a local split
+    into versions)."""
 
     node: ast.AST
     name: str
@@ -61,13 +67,15 @@ class LocalWrite:
     constant: float | int | None
     in_loop: bool
     leaf_constants: tuple[float | int | None, ...] = ()
+    varies: bool = False
 
 
-def local_write(expressions, node: ast.AST, name: str, value: ir.Expr, in_loop: bool) -> LocalWrite:
+def local_write(expressions, node: ast.AST, name: str, value: ir.Expr, in_loop: bool,
+                varies: bool = False) -> LocalWrite:
     """The record of ``name = value`` (``node``) for ``split_locals`` and ``check_loop_locals``."""
     parts = leaves(expressions, value)
     return LocalWrite(node, name, tuple(vtype(e) for e in parts), constant_of(value), in_loop,
-                      tuple(constant_of(e) for e in parts))
+                      tuple(constant_of(e) for e in parts), varies)
 
 
 def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
@@ -281,6 +289,7 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
     local's ``0.0`` gives float64); elsewhere such a local is split, each version in Python's
     type."""
     unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
+    soft: dict[str, tuple[LocalWrite, VType, VType]] = {}
     for write in writes:
         m = lifter.scalar_type(write.name)
         if write.name in split or m is None:
@@ -288,9 +297,26 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
         relaxed = leaf_constants and write.leaf_constants and _float_reads_alike(lifter, write.leaves, m)
         constants = write.leaf_constants if relaxed else (write.constant,) * len(write.leaves)
         t = next((t for t, c in zip(write.leaves, constants) if not _holds(t, c, m)), None)
-        if t is not None and write.name not in unheld:
-            unheld[write.name] = (write, t, m)
+        if t is None and not m.weak and m.dtype != "float64":
+            # a Python float (or int) exact in a float32 local still computes in float64 where it
+            # meets another Python number (3.0 * 0.1 and 3 * 0.1 are 0.30000000000000004 in
+            # Python): held only where each read meets float32 values, is stored or is returned
+            # (``reads_typed``)
+            t = next((t for t in write.leaves
+                      if t.weak and (t.is_float or t.is_int and m.is_float) and t.dtype != m.dtype), None)
+            if t is not None:
+                soft.setdefault(write.name, (write, t, m))
+                continue
+        if t is not None and (write.name not in unheld or write.in_loop and not unheld[write.name][0].in_loop):
+            unheld[write.name] = (write, t, m)  # (named at the first such write in a loop)
+    varying = _data_varying(writes)
     out = []
+    maybe = set(unheld) | set(soft)
+    for name, (write, t, m) in soft.items():  # (not followed in a loop kept as written: as before)
+        if name in unheld or name not in varying or name in lifter.opaque_scalars:
+            continue
+        if not reads_typed(lifter, name, maybe, _converting(m.dtype, maybe), returned=True):
+            unheld[name] = (write, t, m)
     for name, (write, t, m) in unheld.items():
         if m.weak or not reads_typed(lifter, name, set(unheld), _converting(m.dtype, set(unheld))):
             out.append((write, f"local {name!r} is given a {_spelled(t)} here and a {_spelled(m)} elsewhere, inside "
@@ -299,6 +325,15 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
                         f"is read other than with {_spelled(m)} values or stored into an array); convert to one type "
                         f"where it is assigned (np.{m.dtype}(...), float(...)) or use a separate local for each type"))
     return out
+
+
+def _data_varying(writes: list[LocalWrite]) -> set[str]:
+    """The locals whose type a loop's data may choose (``LocalWrite.varies``: ``t = 3.0``, then
+    ``if x[i] > 5: t = x_f32[i]``; ``m = min(m, x_f32[i])``; ``s += t * 0.1`` of that ``t``
+    once it is split).  Elsewhere a Python float exact in a float32 local (``s = 0.0; for k: s
+    += A_f32[i, k] * B_f32[k, j]``) reaches a read past the loop only where the loop runs no
+    iteration: not followed (as before, so that such a product still folds into BLAS)."""
+    return {w.name for w in writes if w.in_loop and w.varies}
 
 
 def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
@@ -315,12 +350,14 @@ def _converting(dtype: str, unheld: set[str]):
     """An operand that converts a Python number met with it to ``dtype`` (NEP 50): a value of
     ``dtype`` in Python too (not a constant or value converted to it by this kernel)."""
     def meets(e: ir.Expr) -> bool:
+        if isinstance(e, ir.Select):  # (a local of several types read: each version's value)
+            return meets(e.then) and meets(e.otherwise)
         return e.dtype == dtype and not e.weak and not _may_be(e, unheld) \
             and not isinstance(e, (ir.Const, ir.Var)) and not (isinstance(e, ir.Cast) and e.operand.dtype != dtype)
     return meets
 
 
-def reads_typed(lifter, name: str, unheld: set[str], meets) -> bool:
+def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = False) -> bool:
     """Whether every read of the local ``name`` gives the same result whichever of its possible
     types its value has: where it meets an operand for which ``meets`` holds in arithmetic, a
     comparison, min or max, or is stored into an array or back into itself, through ``-``,
@@ -328,7 +365,8 @@ def reads_typed(lifter, name: str, unheld: set[str], meets) -> bool:
     hold such values.  A float32 local (``meets``: a float32 value, to which NumPy converts a
     Python number, NEP 50): ``m = 1e30; for j: m = min(m, x_f32[j])``, then ``out[i] = m``: yes;
     ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  An integer in a float64 local likewise
-    (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there)."""
+    (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there).
+    ``returned``: a return of the local reads it alike (its values are exact in its type)."""
     def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
             return safe
@@ -344,7 +382,7 @@ def reads_typed(lifter, name: str, unheld: set[str], meets) -> bool:
             return typed(e.operand, safe)
         return all(typed(c, False) for c in ir.children(e))
 
-    if lifter.returns is not None and name in _returned_names(lifter.returns):
+    if not returned and lifter.returns is not None and name in _returned_names(lifter.returns):
         return False
     for statement in lifter.statements:
         if statement.region is not None:  # a loop kept as written: its reads are not seen here
@@ -353,7 +391,8 @@ def reads_typed(lifter, name: str, unheld: set[str], meets) -> bool:
                 return False
             continue
         target = lifter.arrays.get(statement.array)
-        stored = statement.array == name or target is not None and bool(target.shape)
+        stored = statement.array == name or target is not None and bool(target.shape) \
+            or returned and statement.array.startswith(RESULT_PREFIX)
         if not typed(statement.value, stored):
             return False
     return True

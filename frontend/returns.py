@@ -53,6 +53,13 @@ def _choice_leaves(node: ast.expr) -> list[ast.expr]:
     return [node]
 
 
+def flag_operands(choice: ast.expr, target: ast.Name, flagged: frozenset[str]) -> set[str]:
+    """The flagged locals other than ``target`` whose flags ``kind_choice`` reads for ``target =
+    choice``: its operands that are such a local by name (``t`` of ``m = max(m, t)``)."""
+    return {leaf.id for leaf in _choice_leaves(choice)
+            if isinstance(leaf, ast.Name) and leaf.id in flagged and leaf.id != target.id}
+
+
 def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, flagged: frozenset[str]) -> bool:
     """Whether the strength flag of ``target = value`` depends on the branch Python takes: a
     choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
@@ -71,7 +78,7 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
     """The strength flag of ``target = choice``, converted by ``flags`` (which records the reads):
     the kind of the operand Python returns, by the choice's own tests (``max(a, b)`` is ``b if
     b > a else a``, as Python's loop keeps the first of equals, NaN too), the local's flag where
-    that operand is ``target`` itself."""
+    that operand is ``target`` itself or another flagged local (``m = max(m, t)``)."""
     assert choice is not None
     if isinstance(choice, ast.IfExp):
         test = flags.convert(choice.test)
@@ -84,8 +91,8 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
             kind = _select(flags.convert(test), kind_choice(flags, target, arg), kind)
             form = ast.copy_location(ast.IfExp(test, arg, form), choice)
         return kind
-    if isinstance(choice, ast.Name) and choice.id == target.id:
-        return flags.convert(ast.copy_location(ast.Name(STRONG + target.id, ast.Load()), choice))
+    if isinstance(choice, ast.Name) and (choice.id == target.id or choice.id in flags.lifter.flagged):
+        return flags.convert(ast.copy_location(ast.Name(STRONG + choice.id, ast.Load()), choice))
     value = flags.convert(choice)
     split = flags.split_of(value)
     if split is not None:  # a local of several types (frontend.local_versions): its version's kind
@@ -96,7 +103,8 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
 
 def monotone_op(expressions, target: ast.Name, node: ast.stmt) -> str | None:
     """``"max"`` / ``"min"`` where ``target = max(target, a, ...)`` (``min``) keeps ``target``
-    unless an operand, each a NumPy scalar not reading ``target``, is strictly beyond it: its
+    unless an operand, each a NumPy scalar not reading ``target`` nor another flagged local
+    (whose kind varies: ``t`` of ``m = max(m, t)``), is strictly beyond it: its
     value then changes exactly where Python's operand chosen is a NumPy scalar (ties keep the
     first, and NaN is never beyond), so whether the local still holds the Python number it had
     before the loop is whether its value is the same; None for any other assignment."""
@@ -105,7 +113,8 @@ def monotone_op(expressions, target: ast.Name, node: ast.stmt) -> str | None:
             or choice.args[0].id != target.id:
         return None
     for arg in choice.args[1:]:
-        if any(isinstance(n, ast.Name) and n.id == target.id for n in walk(arg)):
+        if any(isinstance(n, ast.Name) and (n.id == target.id or n.id in expressions.lifter.flagged)
+               for n in walk(arg)):
             return None
         value = expressions.convert(arg)
         if value.weak or expressions.split_of(value) is not None:

@@ -188,6 +188,8 @@ def test_loop_local_of_python_and_numpy_values(init, update, after):
     ("1e30", "min(m, f[j])", "o64[0] = m", True),  # Python's 1e30 (no iteration; no float32 smaller)
     ("1e30", "min(m, f[j])", "return m", True),
     ("1e30", "min(m, f[j])", "o32[0] = m * 0.5", True),  # float64's 1e30 * 0.5, then float32's
+    ("0.5", "min(m, f[j])", "return m * 0.1", True),  # 0.5 is exact in float32, 0.5 * 0.1 is not (fe47)
+    ("1", "min(m, f[j])", "return m * 0.1", True),  # a Python int the same
 ])
 def test_loop_local_one_type_where_its_reads_allow(init, update, after, versions):
     """One type (a float32 register: a min reduction) where each read meets the value as a float32
@@ -196,6 +198,28 @@ def test_loop_local_one_type_where_its_reads_allow(init, update, after, versions
     _loop_check(func, target="cpu" if after == "o32[0] = m" else "python")
     found = _versions(func, (ARRAYS[0], np.zeros(3, np.float32), np.zeros(1), 4))
     assert found == ({"__version0_m", "__version1_m", "__kind_m"} if versions else set())
+
+
+SCRATCH = [  # t: Python's 3 (3.0) or a NumPy value, as each element decides (fe47)
+    "t = 3\n        if x[i] > 5:\n            t = x[i] + 1\n        s += t * 0.1\n    return s",
+    "if x[i] > 0.5:\n            t = x[i] + 1\n        else:\n            t = 3.0\n"
+    "        u = t * 2.0\n        s += u * 0.1\n        m = max(m, t)\n    return s, m",
+]
+
+
+@pytest.mark.parametrize("body", SCRATCH)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_loop_scratch_of_a_python_float_and_numpy_values(body, dtype):
+    """``s += t * 0.1`` computes in float64 where ``t`` is Python's 3 or 3.0 (float32's ``t`` gave
+    1.2000000476837158 for Python's 1.2000000000000002), and ``s`` comes back as Python's float
+    where every ``t`` was one (np.float64 of a float64 ``x`` before), NumPy's scalar once a
+    NumPy ``t`` was added; ``m = max(m, t)`` the kind of the operand chosen."""
+    func = define(f"def kern(x):\n    s = 0.0\n    m = 0.0\n    for i in range(x.shape[0]):\n        {body}\n")
+    kernel = polyfuse.kernel(func, target="python", cache=False)
+    for x in ([1.0, 1.0, 1.0, 1.0], [0.1, 0.2], [0.1, 7.0, 0.2], []):
+        want, got = func(np.array(x, dtype)), kernel(np.array(x, dtype))
+        assert all(_same(g, w) for g, w in zip(got if isinstance(got, tuple) else (got,),
+                                                want if isinstance(want, tuple) else (want,))), (x, want, got)
 
 
 def test_loop_int_max_of_float_local():
