@@ -41,6 +41,7 @@ import types
 from collections.abc import Callable
 from typing import Protocol
 
+from .builtin_helpers import numpy_argsort_prefix
 from .checker import module_of
 from .data_sized import _is_np, selection, shape_of
 from .source import map_blocks, walk
@@ -369,9 +370,16 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
         return None
     made = _renamed(made, name)  # its IndexError names the user's variable
     arrays = _index_arrays(rw, facts)
+    # np.argsort of arrays of the length (np.unique's alone: its count is 0 only where the buffer
+    # is empty, so an order's elements past the count can be 0, a position of the prefix)
+    sortable = isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+        and stmt.value.func.attr == "unique"
+    if sortable:  # u[order]: a checked gather
+        arrays |= {s.targets[0].id for s in later if isinstance(s, ast.Assign) and len(s.targets) == 1
+                   and isinstance(s.targets[0], ast.Name) and _argsorted(rw, s.value) is not None}
     for s in later:
         _UniqueRewrite(rw, name, made.buffer, made.count, arrays).visit(s)
-    _sized_allocations(rw, later, facts, made.buffer, made.count)
+    _sized_allocations(rw, later, facts, made.buffer, made.count, sortable)
     return list(made.statements)
 
 
@@ -387,7 +395,8 @@ def _renamed(made, name: str):
 _ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 
-def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str) -> None:
+def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str,
+                       sortable: bool = False) -> None:
     """``a = np.zeros(len(u))`` (``empty``, ``ones``, ``full``; the length already the count):
     ``a`` is allocated with the buffer's extent, an upper bound, and its later uses read its
     first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
@@ -400,10 +409,15 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     whole buffers (no operation there raises or traps, whatever the elements past the count hold)
     and is such an array in turn; its operands may be allocated or bound after the array whose uses
     are checked (``mean = sums / counts``, both allocated before); an item of a return at the top
-    level is bound to a name first (``return u, sums / counts``; ``_returned_named``).  Any other
-    use of ``a`` is refused at the allocation."""
+    level is bound to a name first (``return u, sums / counts``; ``_returned_named``).  Where
+    ``sortable`` (the count is np.unique's), ``o = np.argsort(e, kind=)`` (or its ``[::-1]``) of
+    such an expression bound to a name at the top level is the order of the first ``count``
+    elements of ``e``'s buffer (builtin_helpers.numpy_argsort_prefix; 0 past the count) and is
+    such an array in turn, and ``a[o]`` (``u[o]``) of such arrays is elementwise: the gather of
+    the whole buffer.  Any other use of ``a`` is refused at the allocation."""
     sized: set[str] = set()
     scalar = _Scalars(rw, facts, sized, count)
+    scalar.buffer = buffer if sortable else None
     derived: set[int] = set()  # the assignments a use took as elementwise arithmetic of the arrays
 
     def allocation(stmt: ast.stmt) -> bool:
@@ -419,6 +433,8 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                 and (allocation(stmt) or _sized_elementwise(stmt.value, presumed, scalar)):
             presumed.add(stmt.targets[0].id)
+            if sortable and _argsorted(rw, stmt.value) is not None:
+                scalar.orders.add(stmt.targets[0].id)
         elif isinstance(stmt, ast.Return) and stmt.value is not None:  # return u, sums / counts: bound first
             hoisted.extend(_returned_named(rw, stmt, facts, presumed, scalar))
         hoisted.append(stmt)
@@ -443,6 +459,8 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         if allocated:
             stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body,  # type: ignore[attr-defined]
                                            stmt.value.args[0])  # type: ignore[attr-defined]
+        elif sortable:
+            stmt.value = _PrefixOrders(rw, count).visit(stmt.value)
         sized.add(name)
         for s in rest:
             _SizedRewrite(rw, name, count, sized, scalar).visit(s)
@@ -468,6 +486,8 @@ class _Scalars:
 
     def __init__(self, rw: Rewriter, facts: _Facts, sized: set[str], count: str) -> None:
         self.rw, self.facts, self.sized, self.count = rw, facts, sized, count
+        self.orders: set[str] = set()  # the names bound to np.argsort of arrays of the length
+        self.buffer: str | None = None  # np.unique's buffer, where its arrays may be argsorted
 
     def __call__(self, node: ast.expr, sized: set[str]) -> bool:
         if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
@@ -518,6 +538,12 @@ def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> boo
     def reads(n: ast.expr) -> int | None:  # the sized arrays read whole; None: not elementwise
         if isinstance(n, ast.Name) and n.id in sized:
             return 1
+        if scalar.buffer is not None:
+            sorted_ = _argsorted(scalar.rw, n)
+            if sorted_ is not None:
+                return reads(sorted_[0])
+            if _order_gather(n, sized | {scalar.buffer}, scalar.orders, scalar.count, scalar.rw):
+                return 1
         if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
             left, right = reads(n.left), reads(n.right)
             return None if left is None or right is None else left + right
@@ -548,8 +574,19 @@ class _SizedUses(ast.NodeVisitor):
         """``node`` is elementwise arithmetic of arrays of the length: its reads of ``name`` counted."""
         if self.scalar is None or not _sized_elementwise(node, self.sized, self.scalar):
             return False
-        self.found += sum(1 for n in walk(node) if isinstance(n, ast.Name) and n.id == self.name)
+        self.found += self.reads(node)
         return True
+
+    def reads(self, node: ast.AST) -> int:
+        """The loads of ``name`` in ``node``, one for each checked gather by it (``u[o]``)."""
+        if isinstance(node, ast.Name):
+            return int(node.id == self.name)
+        assert self.scalar is not None
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Name) and _order_gather(
+                node, self.sized | {self.scalar.buffer or ""}, self.scalar.orders, self.scalar.count, self.scalar.rw):
+            return self.reads(node.value) + int(any(isinstance(n, ast.Name) and n.id == self.name
+                                                    for n in walk(node.slice)))
+        return sum(self.reads(child) for child in ast.iter_child_nodes(node))
 
     def generic_visit(self, node: ast.AST) -> None:
         if _length_of(node, self.name):
@@ -604,7 +641,10 @@ class _SizedRewrite(ast.NodeTransformer):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             node.slice = self.visit(node.slice)
-            if not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):
+            orders = self.scalar.orders if self.scalar is not None else set()
+            if isinstance(node.slice, ast.Name) and node.slice.id in orders:
+                node.slice = _checked_gather(self.rw, node.slice, self.name, self.count)
+            elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):
                 node.slice = _checked_index(self.rw, node.slice, self.name, self.count)
             return node
         if _unique_reduced(node, self.name):  # counts.sum(): the reduction of the first count elements
@@ -620,6 +660,61 @@ class _SizedRewrite(ast.NodeTransformer):
                                    for e in node.value.elts]
                 return node
         return super().generic_visit(node)
+
+
+def _argsorted(rw: Rewriter, node: ast.AST) -> tuple[ast.expr, ast.expr | None, bool] | None:
+    """``(e, kind, reversed)`` of ``np.argsort(e, kind=)`` (``axis=-1`` or ``0`` too, as a 1-d
+    ``e`` takes them) or of its ``[::-1]``; None for anything else."""
+    backwards = isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) \
+        and node.slice.lower is None and node.slice.upper is None \
+        and isinstance(node.slice.step, ast.UnaryOp) and isinstance(node.slice.step.op, ast.USub) \
+        and isinstance(node.slice.step.operand, ast.Constant) and node.slice.step.operand.value == 1
+    call = node.value if backwards else node  # type: ignore[attr-defined]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "argsort"
+            and module_of(call.func.value, rw.globals) == "np" and len(call.args) == 1
+            and not isinstance(call.args[0], ast.Starred)):
+        return None
+    given = {k.arg: k.value for k in call.keywords}
+    axis = given.pop("axis", ast.Constant(-1))
+    kind = given.pop("kind", None)
+    if given or not (isinstance(axis, ast.Constant) and axis.value in (-1, 0)) \
+            or kind is not None and not (isinstance(kind, ast.Constant)
+                                         and kind.value in ("quicksort", "mergesort", "heapsort", "stable")):
+        return None
+    return call.args[0], kind, backwards
+
+
+def _order_gather(node: ast.AST, arrays: set[str], orders: set[str], count: str, rw: Rewriter) -> bool:
+    """Whether ``node`` is ``a[o]`` of an array named in ``arrays`` and an order named in
+    ``orders`` (``u[o]`` already a checked gather by ``o``: its other names the count, ``u`` and
+    NumPy)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in arrays
+            and not isinstance(node.slice, (ast.Slice, ast.Tuple))):
+        return False
+    names = {n.id for n in walk(node.slice) if isinstance(n, ast.Name)}
+    return bool(names & orders) and names <= orders | {count, node.value.id, rw.numpy_alias(), "np", "numpy"}
+
+
+class _PrefixOrders(ast.NodeTransformer):
+    """``np.argsort(e, kind=)`` (and its ``[::-1]``) -> builtin_helpers.numpy_argsort_prefix of
+    ``e``'s first ``count`` elements (``_sized_allocations``)."""
+
+    def __init__(self, rw: Rewriter, count: str) -> None:
+        self.rw, self.count = rw, count
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        found = _argsorted(self.rw, node)
+        if found is None:
+            return super().generic_visit(node)
+        e, kind, backwards = found
+        stable = isinstance(kind, ast.Constant) and kind.value in ("stable", "mergesort")
+        alias = self.rw.fresh("_pf_numpy_argsort_prefix")
+        self.rw.globals[alias] = numpy_argsort_prefix
+        call = self.rw.placed(ast.Call(ast.Name(alias, ast.Load()), [
+            ast.Name(self.count, ast.Load()), ast.Constant(stable), ast.Constant(backwards)], []), node)
+        assert isinstance(call, ast.Call)
+        call.args.insert(0, self.visit(e))  # (the user's expression keeps its place)
+        return call
 
 
 def _range_counter(loop: ast.AST, bound_ok: Callable[[ast.Call], bool]) -> str | None:

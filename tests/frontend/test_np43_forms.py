@@ -153,12 +153,14 @@ def unique_shares(x, w):
     p = c / c.sum()
     ent = -np.log(p) * p
     s = np.sqrt(p) * w - 1
-    return u, p, ent.sum(), s, p[0], len(s)
+    o = np.argsort(-c, kind="stable")  # np47: the order of the first count elements
+    d = np.argsort(p, kind="stable")[::-1]
+    return u, p, u[o], c[o], s[d], o, ent.sum(), s, p[0], len(s)
 
 
 def test_elementwise_arithmetic_of_arrays_of_uniques_length():
     k = polyfuse.kernel(unique_shares, target="python")
-    for x in (np.random.default_rng(0).integers(0, 4, 9), np.array([3])):
+    for x in (np.random.default_rng(0).integers(0, 4, 9), np.array([3]), np.array([2, 5, 5, 2, 9, 2])):
         got, expected = k(x, 0.5), unique_shares(x, 0.5)
         for g, e in zip(got, expected):
             assert type(g) is type(e) and np.shape(g) == np.shape(e)
@@ -167,7 +169,11 @@ def test_elementwise_arithmetic_of_arrays_of_uniques_length():
 
 def told_ranks(x):
     edges = np.quantile(x, [0.25, 0.5, 0.75])  # a list of q: a 1-d local, passed to a helper
-    return np.searchsorted(edges, x, side="right"), np.median(np.stack([x[:-2], x[1:-1], x[2:]]), axis=0)
+    cdf = np.cumsum(np.abs(x))
+    cdf /= cdf[-1]  # np47: an array augmented in place keeps its rank
+    return np.searchsorted(edges, x, side="right"), np.median(np.stack([x[:-2], x[1:-1], x[2:]]), axis=0), \
+        np.searchsorted(cdf, 0.5, side="right"), np.append(x[0], x[1:] - 0.97 * x[:-1]), \
+        np.divide(x, cdf, out=np.zeros_like(x), where=x > 0)
 
 
 def test_ranks_of_np_stack_and_of_quantiles_of_a_list():
