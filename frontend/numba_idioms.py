@@ -103,6 +103,21 @@ def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[as
     return out
 
 
+def _length_of_name(node: ast.expr | None, name: str) -> bool:
+    """Whether ``node`` is ``len(name)``, ``name.shape[0]`` or ``name.size``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    elif isinstance(node, ast.Attribute) and node.attr == "size":
+        node = node.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        node = node.value.value
+    else:
+        return False
+    return isinstance(node, ast.Name) and node.id == name
+
+
 def _unique_inverses(body: list[ast.stmt], stores: Counter[str], globals_: dict) -> dict[str, str]:
     """``inv -> uk`` for each top-level ``uk, inv = np.unique(x, return_inverse=True)`` whose two
     names are bound only there and ``inv`` never written in place (so its values stay the codes
@@ -452,6 +467,8 @@ class _Idioms(ast.NodeTransformer):
         if isinstance(weights, ast.Constant) and weights.value is None:
             weights = None
         least = 0 if minlength is None else int_constant(minlength)
+        if isinstance(inv, ast.Name) and inv.id in self.inverses and _length_of_name(minlength, self.inverses[inv.id]):
+            least = 0  # minlength=len(uk): the largest inverse is len(uk) - 1 already (np47)
         if not (isinstance(inv, ast.Name) and inv.id in self.inverses) or least != 0 \
                 or weights is not None and not (isinstance(weights, ast.Name) and self.rw.ranks.get(weights.id) == 1
                                                 or self._vector_arithmetic(weights)):

@@ -420,11 +420,21 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     scalar.buffer = buffer if sortable else None
     derived: set[int] = set()  # the assignments a use took as elementwise arithmetic of the arrays
 
-    def allocation(stmt: ast.stmt) -> bool:
-        return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-            and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
-            and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np" \
-            and bool(stmt.value.args) and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == count
+    def allocation(stmt: ast.stmt) -> int:
+        """The rank of ``a = np.zeros(count)`` (1) or ``np.zeros((count, e))`` (2, ``e`` not
+        reading the count); 0 for any other statement."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np"
+                and stmt.value.args):
+            return 0
+        shape = stmt.value.args[0]
+        if isinstance(shape, ast.Name) and shape.id == count:
+            return 1
+        two = isinstance(shape, ast.Tuple) and len(shape.elts) == 2 and isinstance(shape.elts[0], ast.Name) \
+            and shape.elts[0].id == count and not any(isinstance(n, ast.Name) and n.id == count
+                                                      for n in walk(shape.elts[1]))
+        return 2 if two else 0
     # the arrays of the length, presumed (each is checked below, any failure refuses the kernel):
     # an array's uses may combine it with one allocated or derived after it (sums / counts)
     presumed: set[str] = set()
@@ -433,6 +443,7 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                 and (allocation(stmt) or _sized_elementwise(stmt.value, presumed, scalar)):
             presumed.add(stmt.targets[0].id)
+            scalar.ranks[stmt.targets[0].id] = allocation(stmt) or _sized_rank(stmt.value, presumed, scalar)
             if sortable and _argsorted(rw, stmt.value) is not None:
                 scalar.orders.add(stmt.targets[0].id)
         elif isinstance(stmt, ast.Return) and stmt.value is not None:  # return u, sums / counts: bound first
@@ -457,8 +468,9 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
                            f"name, or returned whole: {name!r} is used otherwise or bound again",
                            "allocation of a data-dependent length")
         if allocated:
-            stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body,  # type: ignore[attr-defined]
-                                           stmt.value.args[0])  # type: ignore[attr-defined]
+            shape = stmt.value.args  # type: ignore[attr-defined]
+            at = shape[0].elts if allocated == 2 else shape
+            at[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body, at[0])
         elif sortable:
             stmt.value = _PrefixOrders(rw, count).visit(stmt.value)
         sized.add(name)
@@ -468,8 +480,9 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
                 and module_of(node.func.value, rw.globals) == "np" and node.args \
                 and any(isinstance(n, ast.Name) and n.id == count for n in walk(node.args[0])):
-            raise rw.error(node, "an array of np.unique's length is supported as a 1-d allocation bound to a name "  # type: ignore[attr-defined]
-                           "at the top level of the block that binds the np.unique (a = np.zeros(len(u)))",
+            raise rw.error(node, "an array of np.unique's length is supported as an allocation bound to a name "  # type: ignore[attr-defined]
+                           "at the top level of the block that binds the np.unique (a = np.zeros(len(u)), or of "
+                           "rows: np.zeros((len(u), d)))",
                            "allocation of a data-dependent length")
 
 
@@ -487,6 +500,7 @@ class _Scalars:
     def __init__(self, rw: Rewriter, facts: _Facts, sized: set[str], count: str) -> None:
         self.rw, self.facts, self.sized, self.count = rw, facts, sized, count
         self.orders: set[str] = set()  # the names bound to np.argsort of arrays of the length
+        self.ranks: dict[str, int] = {}  # the arrays of the length: 1, or 2 (np.zeros((count, d)))
         self.buffer: str | None = None  # np.unique's buffer, where its arrays may be argsorted
 
     def __call__(self, node: ast.expr, sized: set[str]) -> bool:
@@ -538,6 +552,8 @@ def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> boo
     def reads(n: ast.expr) -> int | None:  # the sized arrays read whole; None: not elementwise
         if isinstance(n, ast.Name) and n.id in sized:
             return 1
+        if _column(n) in sized and scalar.ranks.get(_column(n) or "") == 1:
+            return 1  # c[:, None]: beside arrays of two axes
         if scalar.buffer is not None:
             sorted_ = _argsorted(scalar.rw, n)
             if sorted_ is not None:
@@ -559,7 +575,51 @@ def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> boo
             return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
         return 0 if scalar(n, sized) else None
     found = reads(node)
-    return found is not None and found > 0
+    return found is not None and found > 0 and _sized_rank(node, sized, scalar) > 0
+
+
+def _row_first(index: ast.expr) -> bool:
+    """Whether ``index`` is ``e, j`` or ``e, :`` (two items, the first not a slice)."""
+    return isinstance(index, ast.Tuple) and len(index.elts) == 2 and not isinstance(index.elts[0], ast.Slice) \
+        and not (isinstance(index.elts[0], ast.Constant) and index.elts[0].value is None)
+
+
+def _column(node: ast.AST) -> str | None:
+    """``c`` of ``c[:, None]``; None for anything else."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Tuple) \
+            and len(node.slice.elts) == 2 and isinstance(node.slice.elts[0], ast.Slice) \
+            and node.slice.elts[0].lower is None and node.slice.elts[0].upper is None \
+            and node.slice.elts[0].step is None and isinstance(node.slice.elts[1], ast.Constant) \
+            and node.slice.elts[1].value is None:
+        return node.value.id
+    return None
+
+
+def _sized_rank(node: ast.expr, sized: set[str], scalar: _Scalars) -> int:
+    """The rank of elementwise arithmetic of arrays of the length (``_sized_elementwise``): 1 or
+    2 where every array it reads whole has that rank (``c[:, None]`` of a 1-d ``c`` is of two);
+    0 where they differ (``A / c`` would broadcast ``c`` along ``A``'s last axis, not its rows)."""
+    def ranks(n: ast.expr) -> set[int]:
+        if isinstance(n, ast.Name) and n.id in sized:
+            return {scalar.ranks.get(n.id, 1)}
+        if _column(n) in sized:
+            return {2}
+        if _argsorted(scalar.rw, n) is not None:  # np.argsort(e) of a 1-d e alone
+            inner = ranks(_argsorted(scalar.rw, n)[0])  # type: ignore[index]
+            return {1} if inner == {1} else {0}
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in sized | {scalar.buffer}:
+            return {scalar.ranks.get(n.value.id, 1)}  # a gather by an order: rows of a 2-d array
+        if isinstance(n, ast.BinOp):
+            return ranks(n.left) | ranks(n.right)
+        if isinstance(n, ast.UnaryOp):
+            return ranks(n.operand)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SIZED_UFUNCS:
+            return set().union(*(ranks(a) for a in n.args)) if n.args else set()
+        return set()  # a scalar
+    found = ranks(node)
+    if len(found) == 1 and 0 not in found:
+        return found.pop()
+    return 0
 
 
 class _SizedUses(ast.NodeVisitor):
@@ -589,6 +649,10 @@ class _SizedUses(ast.NodeVisitor):
         return sum(self.reads(child) for child in ast.iter_child_nodes(node))
 
     def generic_visit(self, node: ast.AST) -> None:
+        rows = self.scalar is not None and self.scalar.ranks.get(self.name) == 2
+        if rows and isinstance(node, ast.Attribute) and node.attr == "size":  # (count times the columns)
+            self.visit(node.value)
+            return
         if _length_of(node, self.name):
             self.found += 1
             return
@@ -597,9 +661,12 @@ class _SizedUses(ast.NodeVisitor):
             self.derived.add(id(node))
             return
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
-                and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            self.found += 1
+                and (not isinstance(node.slice, (ast.Slice, ast.Tuple)) or rows and _row_first(node.slice)):
+            self.found += 1  # a[e], and a[e, j], a[e, :] of an array of two axes
             self.visit(node.slice)
+            return
+        if rows and _unique_reduced(node, self.name):
+            self.other = True  # (a reduction of the rows: not of the first count elements)
             return
         if isinstance(node, ast.Return) and node.value is not None:
             items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
@@ -637,6 +704,15 @@ class _SizedRewrite(ast.NodeTransformer):
             node.body = [self.visit(s) for s in node.body]
             node.orelse = [self.visit(s) for s in node.orelse]
             self.counters.discard(counter or "")
+            return node
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and isinstance(node.slice, ast.Tuple) and _row_first(node.slice) \
+                and self.scalar is not None and self.scalar.ranks.get(self.name) == 2:
+            node.slice = self.visit(node.slice)
+            assert isinstance(node.slice, ast.Tuple)
+            first = node.slice.elts[0]
+            if not (isinstance(first, ast.Name) and first.id in self.counters):
+                node.slice.elts[0] = _checked_index(self.rw, first, self.name, self.count)
             return node
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):

@@ -155,7 +155,11 @@ def unique_shares(x, w):
     s = np.sqrt(p) * w - 1
     o = np.argsort(-c, kind="stable")  # np47: the order of the first count elements
     d = np.argsort(p, kind="stable")[::-1]
-    return u, p, u[o], c[o], s[d], o, ent.sum(), s, p[0], len(s)
+    rows = np.zeros((len(u), 2))  # np47: of two axes
+    for k in range(len(u)):
+        rows[k, :] = u[k] * w
+    rows[-1, 0] = -1.0
+    return u, p, u[o], c[o], s[d], o, rows / c[:, None], ent.sum(), s, p[0], len(s)
 
 
 def test_elementwise_arithmetic_of_arrays_of_uniques_length():
