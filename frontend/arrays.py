@@ -124,6 +124,10 @@ _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip"
             "conjugate": "conj", "reshape": "reshape", "squeeze": "squeeze", "ravel": "ravel", "flatten": "ravel"}
 
 
+#: the NumPy functions np.apply_along_axis(f, axis, a) calls as f(a, axis=axis) (Lowering.apply_along_axis)
+_ALONG_AXIS = frozenset(("sum", "prod", "mean", "max", "min", "amax", "amin", "std", "var", "ptp", "any", "all",
+                         "argmax", "argmin", "cumsum", "cumprod", "nansum", "nanmean", "nanmax", "nanmin",
+                         "count_nonzero"))
 #: the ufuncs whose np.<ufunc>(..., out=np.zeros_like(a), where=m) is lowered (Lowering.ufunc_out_where):
 #: none that traps where the mask leaves it out (integer floor_divide, remainder, power)
 _OUT_WHERE_UFUNCS = frozenset(("divide", "true_divide", "multiply", "add", "subtract", "log", "log10", "log2", "sqrt",
@@ -2855,6 +2859,8 @@ class Lowering:
             inner = self.value(func.value)
             if inner.rank > 0:
                 return self.reduction(node, _REDUCTIONS[name], inner, node.args)
+        if module == "np" and name == "apply_along_axis":
+            return self.apply_along_axis(node)
         if module == "np" and name in _OUT_WHERE_UFUNCS and node.keywords \
                 and {kw.arg for kw in node.keywords} == {"out", "where"}:
             return self.ufunc_out_where(node, name)
@@ -2916,6 +2922,40 @@ class Lowering:
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
         return self.scalar_call(node, module, name, args)
+
+    def apply_along_axis(self, node: ast.Call) -> View:
+        """``np.apply_along_axis(f, axis, a)`` of a NumPy function ``f`` that takes ``axis=``
+        (``_ALONG_AXIS``: reductions, ``np.linalg.norm``, ``np.cumsum``; not the sorts, written as
+        helpers before the lowering) and a
+        constant ``axis``: ``f(a, axis=axis)``, the values and shape NumPy's loop over the other
+        axes builds; a call whose other axes hold no element raises NumPy's ValueError there."""
+        func = node.args[0] if node.args else None
+        owner = func.value if isinstance(func, ast.Attribute) else None
+        linalg = isinstance(owner, ast.Attribute) and owner.attr == "linalg" \
+            and module_of(owner.value, self.globals) == "np"
+        known = isinstance(func, ast.Attribute) and (
+            linalg and func.attr == "norm" or module_of(func.value, self.globals) == "np" and func.attr in _ALONG_AXIS)
+        axis = node.args[1] if len(node.args) == 3 else None
+        if isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub) and isinstance(axis.operand, ast.Constant) \
+                and type(axis.operand.value) is int:
+            axis = ast.copy_location(ast.Constant(-axis.operand.value), axis)
+        if not known or node.keywords or not (isinstance(axis, ast.Constant) and type(axis.value) is int) \
+                or isinstance(node.args[2], ast.Starred):
+            raise self.error(node, "np.apply_along_axis(f, axis, a) is supported of a NumPy function f that takes "
+                             f"axis= ({', '.join(sorted(_ALONG_AXIS))}, np.linalg.norm), a constant axis and no "
+                             "extra arguments; write f(a, axis=...) or the loop", "array call")
+        a = self.peek(node.args[2])
+        if not a.rank or not -a.rank <= axis.value < a.rank:
+            raise self.error(node, "np.apply_along_axis() of a scalar or along an axis the array does not have "
+                             "(NumPy raises AxisError)", "array call")
+        for d, e in enumerate(a.extents):
+            if d != axis.value % a.rank and not self.proven(f"{e.text} >= 1"):
+                self.pre.append(value_error(f"{e.text} != 0", "Cannot apply_along_axis when any iteration "
+                                            "dimensions are 0"))
+        call = ast.copy_location(ast.Call(copy.deepcopy(func), [node.args[2]],
+                                          [ast.keyword("axis", ast.Constant(axis.value))]), node)
+        _locate(call.keywords[0].value, node)
+        return self.value(call)
 
     def ufunc_out_where(self, node: ast.Call, name: str) -> View:
         """``np.divide(a, b, out=np.zeros_like(a), where=b != 0)`` (the arithmetic ufuncs of

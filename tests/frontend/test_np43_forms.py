@@ -227,3 +227,18 @@ def test_ufunc_at_of_a_local_index_broadcasts_a_value_of_one_element():
     np.testing.assert_array_equal(k(x, np.array([2.0])), add_at_local(x, np.array([2.0])))  # np39: AssertionError
     with pytest.raises(ValueError):  # lengths 4 and 2: NumPy's ValueError
         k(x, np.ones(2))
+
+
+def along(X):
+    return np.apply_along_axis(np.linalg.norm, 1, X), np.apply_along_axis(np.sum, -2, X)
+
+
+def test_apply_along_axis_of_a_numpy_function_is_its_axis_form():
+    """np47: f(a, axis=...), and NumPy's ValueError where the other axes hold no element."""
+    k = polyfuse.kernel(along, target="python")
+    X = np.random.default_rng(6).integers(-4, 5, (4, 3)).astype(np.int32)
+    for g, e in zip(k(X), along(X)):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    with pytest.raises(ValueError, match="Cannot apply_along_axis when any iteration dimensions are 0"):
+        k(np.zeros((0, 3), np.int32))
