@@ -2952,6 +2952,7 @@ class Lowering:
             if d != axis.value % a.rank and not self.proven(f"{e.text} >= 1"):
                 self.pre.append(value_error(f"{e.text} != 0", "Cannot apply_along_axis when any iteration "
                                             "dimensions are 0"))
+        assert func is not None
         call = ast.copy_location(ast.Call(copy.deepcopy(func), [node.args[2]],
                                           [ast.keyword("axis", ast.Constant(axis.value))]), node)
         _locate(call.keywords[0].value, node)
