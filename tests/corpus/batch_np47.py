@@ -1,4 +1,5 @@
-"""np47's batch: NumPy programs as scientific Python users write them, in areas the earlier
+"""np47's batch (70 programs, in three rounds, each written after the last had run): NumPy
+programs as scientific Python users write them, in areas the earlier
 batches touch little: option pricing by Monte-Carlo on given normal draws (European, Asian,
 barrier, a GBM path matrix), portfolio statistics (drawdown, Sharpe, covariance by centring),
 image processing (gamma, histogram equalisation, box blur by cumsum, Sobel magnitude,
@@ -399,6 +400,80 @@ def float32_pipeline(img):
     return f.reshape(-1, 3).mean(axis=1)
 
 
+# -- a third round, written after the second ran: more idioms from notebooks ------------------------
+
+def topk_take_along(S, k):
+    idx = np.argsort(-S, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(S, idx, axis=1)
+
+def hist_density(x, bins):
+    h, edges = np.histogram(x, bins=bins, range=(0.0, 1.0))
+    return h / (h.sum() * np.diff(edges))
+
+def nan_to_num_scale(x):
+    y = np.nan_to_num(x, nan=0.0, posinf=1.0, neginf=-1.0)
+    return y * 2
+
+def nanargmax_rows(X):
+    return np.nanargmax(np.where(np.isnan(X), -np.inf, X), axis=1)
+
+def repeat_upsample(img):
+    return np.repeat(np.repeat(img, 2, axis=0), 2, axis=1)
+
+def kron_block(A):
+    return np.kron(np.eye(2), A)
+
+def setdiff_count(a, b):
+    return np.isin(a, b).sum(), np.count_nonzero(~np.isin(a, b))
+
+def median_filter_rows(X):
+    return np.median(X, axis=1) - np.percentile(X, 50, axis=1)
+
+def ewma_vectorized_weights(x, alpha):
+    n = len(x)
+    w = (1 - alpha) ** np.arange(n)[::-1]
+    return np.cumsum(w * x) / np.cumsum(w)
+
+def cumulative_max_drawdown_2d(P):
+    peak = np.maximum.accumulate(P, axis=0)
+    return ((P - peak) / peak).min(axis=0)
+
+def pairwise_sq_dists_expand(X, Y):
+    return np.maximum((X ** 2).sum(1)[:, None] + (Y ** 2).sum(1)[None, :] - 2 * X @ Y.T, 0)
+
+def softmax_temperature(z, T):
+    z = z / T
+    z -= z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+def take_along_sorted_cols(X):
+    o = np.argsort(X, axis=0, kind="stable")
+    return np.take_along_axis(X, o, axis=0)
+
+def rank_transform(x):
+    r = np.empty(len(x), dtype=np.int64)
+    r[np.argsort(x, kind="stable")] = np.arange(len(x))
+    return r
+
+def trapz_cumulative(y, dx):
+    return np.concatenate(([0.0], np.cumsum((y[1:] + y[:-1]) * dx / 2)))
+
+def tile_center(X):
+    return X - np.tile(X.mean(axis=0), (X.shape[0], 1))
+
+def count_per_row_threshold(X, t):
+    return (X > t).sum(axis=1, dtype=np.int32)
+
+def apply_along_norm(X):
+    return np.apply_along_axis(np.linalg.norm, 1, X)
+
+def meshgrid_gauss(n, s):
+    x = np.linspace(-1, 1, n)
+    xx, yy = np.meshgrid(x, x)
+    return np.exp(-(xx ** 2 + yy ** 2) / (2 * s * s))
+
+
 CASES = [
     # finance
     Case("mc_european_call", mc_european_call, lambda r: (r.standard_normal(_n(r, 64, 2)), 100.0, 95.0, 0.03, 0.2, 1.0),
@@ -492,4 +567,24 @@ CASES = [
     Case("inplace_out_ops", inplace_out_ops, lambda r: (lambda n: (r.standard_normal(n), r.standard_normal(n)))(_n(r, 8))),
     Case("float32_pipeline", float32_pipeline, lambda r: (r.integers(0, 256, (_n(r, 4, 1), 6), dtype=np.uint8),),
          rtol=1e-5, atol=1e-6),
+    # third round
+    Case("topk_take_along", topk_take_along, lambda r: (r.standard_normal((_n(r, 5, 1), 6)), 3)),
+    Case("hist_density", hist_density, lambda r: (r.random(_n(r, 20, 1)), 5), rtol=1e-9, atol=1e-12),
+    Case("nan_to_num_scale", nan_to_num_scale, lambda r: (np.array([1.0, np.nan, np.inf, -np.inf, 2.5])[: _n(r, 5, 1)],)),
+    Case("nanargmax_rows", nanargmax_rows, lambda r: (np.where(r.random((4, 5)) < 0.3, np.nan, r.random((4, 5))),)),
+    Case("repeat_upsample", repeat_upsample, lambda r: (r.random((_n(r, 3, 1), 4)),)),
+    Case("kron_block", kron_block, lambda r: (r.random((2, 3)),)),
+    Case("setdiff_count", setdiff_count, lambda r: (r.integers(0, 9, _n(r, 10)), r.integers(0, 9, 4))),
+    Case("median_filter_rows", median_filter_rows, lambda r: (r.random((_n(r, 4, 1), 5)),), rtol=1e-9, atol=1e-12),
+    Case("ewma_vectorized_weights", ewma_vectorized_weights, lambda r: (r.random(_n(r, 9)), 0.3), rtol=1e-9, atol=1e-12),
+    Case("cumulative_max_drawdown_2d", cumulative_max_drawdown_2d, lambda r: (1 + r.random((_n(r, 9, 1), 3)),), rtol=1e-9, atol=1e-12),
+    Case("pairwise_sq_dists_expand", pairwise_sq_dists_expand, lambda r: (r.random((_n(r, 5, 1), 3)), r.random((4, 3))), rtol=1e-9, atol=1e-12),
+    Case("softmax_temperature", softmax_temperature, lambda r: (r.standard_normal((_n(r, 4, 1), 5)), 0.7), rtol=1e-9, atol=1e-12),
+    Case("take_along_sorted_cols", take_along_sorted_cols, lambda r: (r.standard_normal((_n(r, 6, 1), 3)),)),
+    Case("rank_transform", rank_transform, lambda r: (r.standard_normal(_n(r, 9, 1)),)),
+    Case("trapz_cumulative", trapz_cumulative, lambda r: (r.random(_n(r, 9, 2)), 0.1), rtol=1e-9, atol=1e-12),
+    Case("tile_center", tile_center, lambda r: (r.random((_n(r, 5, 1), 3)),), rtol=1e-9, atol=1e-12),
+    Case("count_per_row_threshold", count_per_row_threshold, lambda r: (r.random((_n(r, 5, 1), 4)), 0.5)),
+    Case("apply_along_norm", apply_along_norm, lambda r: (r.random((_n(r, 5, 1), 4)),), rtol=1e-9, atol=1e-12),
+    Case("meshgrid_gauss", meshgrid_gauss, lambda r: (_n(r, 6, 1), 0.5), rtol=1e-9, atol=1e-12),
 ]
