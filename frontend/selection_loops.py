@@ -379,7 +379,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
                    and isinstance(s.targets[0], ast.Name) and _argsorted(rw, s.value) is not None}
     for s in later:
         _UniqueRewrite(rw, name, made.buffer, made.count, arrays).visit(s)
-    _sized_allocations(rw, later, facts, made.buffer, made.count, sortable)
+    _sized_allocations(rw, later, facts, made.buffer, made.count, sortable, arrays)
     return list(made.statements)
 
 
@@ -396,7 +396,7 @@ _ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 
 def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str,
-                       sortable: bool = False) -> None:
+                       sortable: bool = False, arrays: set[str] | None = None) -> None:
     """``a = np.zeros(len(u))`` (``empty``, ``ones``, ``full``; the length already the count):
     ``a`` is allocated with the buffer's extent, an upper bound, and its later uses read its
     first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
@@ -418,6 +418,7 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     sized: set[str] = set()
     scalar = _Scalars(rw, facts, sized, count)
     scalar.buffer = buffer if sortable else None
+    scalar.index_arrays = arrays or set()  # a[inv]: a checked gather
     derived: set[int] = set()  # the assignments a use took as elementwise arithmetic of the arrays
 
     def allocation(stmt: ast.stmt) -> int:
@@ -501,6 +502,7 @@ class _Scalars:
         self.rw, self.facts, self.sized, self.count = rw, facts, sized, count
         self.orders: set[str] = set()  # the names bound to np.argsort of arrays of the length
         self.ranks: dict[str, int] = {}  # the arrays of the length: 1, or 2 (np.zeros((count, d)))
+        self.index_arrays: set[str] = set()  # integer index arrays (_index_arrays): a[inv] a gather
         self.buffer: str | None = None  # np.unique's buffer, where its arrays may be argsorted
 
     def __call__(self, node: ast.expr, sized: set[str]) -> bool:
@@ -717,7 +719,7 @@ class _SizedRewrite(ast.NodeTransformer):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             node.slice = self.visit(node.slice)
-            orders = self.scalar.orders if self.scalar is not None else set()
+            orders = self.scalar.orders | self.scalar.index_arrays if self.scalar is not None else set()
             if isinstance(node.slice, ast.Name) and node.slice.id in orders:
                 node.slice = _checked_gather(self.rw, node.slice, self.name, self.count)
             elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):

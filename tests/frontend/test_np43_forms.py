@@ -242,3 +242,23 @@ def test_apply_along_axis_of_a_numpy_function_is_its_axis_form():
         np.testing.assert_allclose(g, e, rtol=1e-12)
     with pytest.raises(ValueError, match="Cannot apply_along_axis when any iteration dimensions are 0"):
         k(np.zeros((0, 3), np.int32))
+
+
+def group_means_inline(keys, vals):
+    uk, inv = np.unique(keys, return_inverse=True)
+    n = np.bincount(inv, minlength=len(uk))
+    mean = np.bincount(inv, weights=vals) / n
+    return uk, np.bincount(inv, weights=vals * vals) / n - mean ** 2, vals - mean[inv]
+
+
+def test_bincounts_of_the_inverse_inside_expressions_and_gathers_by_it():
+    """np47: np.bincount(inv, ...) inside a statement bound to a name first (an array of
+    np.unique's length), minlength=len(uk), and mean[inv] a gather checked per element."""
+    k = polyfuse.kernel(group_means_inline, target="python")
+    for keys in (np.array([3, 1, 3, 2, 2, 3]), np.array([7])):
+        vals = np.arange(keys.shape[0]) * 1.5
+        with np.errstate(all="ignore"):
+            got = k(keys, vals)
+        for g, e in zip(got, group_means_inline(keys, vals)):
+            assert g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-12)
