@@ -544,6 +544,7 @@ def _returned_named(rw: Rewriter, stmt: ast.Return, facts: _Facts, presumed: set
             stmt.value = use
         facts.bindings[name], facts.counts[name], facts.loads[name] = item, 1, 1
         presumed.add(name)
+        scalar.ranks[name] = _sized_rank(item, presumed, scalar)
         made.append(bind)
     return made
 
