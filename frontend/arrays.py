@@ -124,6 +124,18 @@ _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip"
             "conjugate": "conj", "reshape": "reshape", "squeeze": "squeeze", "ravel": "ravel", "flatten": "ravel"}
 
 
+#: the NumPy functions np.apply_along_axis(f, axis, a) calls as f(a, axis=axis) (Lowering.apply_along_axis)
+_ALONG_AXIS = frozenset(("sum", "prod", "mean", "max", "min", "amax", "amin", "std", "var", "ptp", "any", "all",
+                         "argmax", "argmin", "cumsum", "cumprod", "nansum", "nanmean", "nanmax", "nanmin",
+                         "count_nonzero"))
+#: the ufuncs whose np.<ufunc>(..., out=np.zeros_like(a), where=m) is lowered (Lowering.ufunc_out_where):
+#: none that traps where the mask leaves it out (integer floor_divide, remainder, power)
+_OUT_WHERE_UFUNCS = frozenset(("divide", "true_divide", "multiply", "add", "subtract", "log", "log10", "log2", "sqrt",
+                               "reciprocal", "exp", "arcsin", "arccos", "arctanh", "log1p"))
+_UNARY_OUT_WHERE = frozenset(("log", "log10", "log2", "sqrt", "reciprocal", "exp", "arcsin", "arccos", "arctanh",
+                              "log1p"))
+
+
 # ---- symbolic integers ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Sym:
@@ -2875,6 +2887,11 @@ class Lowering:
             inner = self.value(func.value)
             if inner.rank > 0:
                 return self.reduction(node, _REDUCTIONS[name], inner, node.args)
+        if module == "np" and name == "apply_along_axis":
+            return self.apply_along_axis(node)
+        if module == "np" and name in _OUT_WHERE_UFUNCS and node.keywords \
+                and {kw.arg for kw in node.keywords} == {"out", "where"}:
+            return self.ufunc_out_where(node, name)
         if node.keywords:
             if module == "np" and name in _REFUSED:
                 raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
@@ -2916,6 +2933,9 @@ class Lowering:
             inserted = self.insert_end(node, args) if module == "np" and name == "insert" else None
             if inserted is not None:
                 return inserted
+            appended = self.append_once(node, args) if module == "np" and name == "append" else None
+            if appended is not None:
+                return appended
             if module == "np" and name in ("append", "insert", "delete"):  # a shape that grows (shrinks) each call
                 insert = "np.insert(x, 0, v) and np.insert(x, len(x), v) of a 1-d x and a number v that converts " \
                     "to x's dtype are; " if name == "insert" else ""
@@ -2930,6 +2950,98 @@ class Lowering:
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
         return self.scalar_call(node, module, name, args)
+
+    def apply_along_axis(self, node: ast.Call) -> View:
+        """``np.apply_along_axis(f, axis, a)`` of a NumPy function ``f`` that takes ``axis=``
+        (``_ALONG_AXIS``: reductions, ``np.linalg.norm``, ``np.cumsum``; not the sorts, written as
+        helpers before the lowering) and a
+        constant ``axis``: ``f(a, axis=axis)``, the values and shape NumPy's loop over the other
+        axes builds; a call whose other axes hold no element raises NumPy's ValueError there."""
+        func = node.args[0] if node.args else None
+        owner = func.value if isinstance(func, ast.Attribute) else None
+        linalg = isinstance(owner, ast.Attribute) and owner.attr == "linalg" \
+            and module_of(owner.value, self.globals) == "np"
+        known = isinstance(func, ast.Attribute) and (
+            linalg and func.attr == "norm" or module_of(func.value, self.globals) == "np" and func.attr in _ALONG_AXIS)
+        axis = node.args[1] if len(node.args) == 3 else None
+        if isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub) and isinstance(axis.operand, ast.Constant) \
+                and type(axis.operand.value) is int:
+            axis = ast.copy_location(ast.Constant(-axis.operand.value), axis)
+        if not known or node.keywords or not (isinstance(axis, ast.Constant) and type(axis.value) is int) \
+                or isinstance(node.args[2], ast.Starred):
+            raise self.error(node, "np.apply_along_axis(f, axis, a) is supported of a NumPy function f that takes "
+                             f"axis= ({', '.join(sorted(_ALONG_AXIS))}, np.linalg.norm), a constant axis and no "
+                             "extra arguments; write f(a, axis=...) or the loop", "array call")
+        a = self.peek(node.args[2])
+        if not a.rank or not -a.rank <= axis.value < a.rank:
+            raise self.error(node, "np.apply_along_axis() of a scalar or along an axis the array does not have "
+                             "(NumPy raises AxisError)", "array call")
+        for d, e in enumerate(a.extents):
+            if d != axis.value % a.rank and not self.proven(f"{e.text} >= 1"):
+                self.pre.append(value_error(f"{e.text} != 0", "Cannot apply_along_axis when any iteration "
+                                            "dimensions are 0"))
+        assert func is not None
+        call = ast.copy_location(ast.Call(copy.deepcopy(func), [node.args[2]],
+                                          [ast.keyword("axis", ast.Constant(axis.value))]), node)
+        _locate(call.keywords[0].value, node)
+        return self.value(call)
+
+    def ufunc_out_where(self, node: ast.Call, name: str) -> View:
+        """``np.divide(a, b, out=np.zeros_like(a), where=b != 0)`` (the arithmetic ufuncs of
+        ``_OUT_WHERE_UFUNCS``) with ``out`` a fresh array (``np.zeros_like``, ``np.ones_like``,
+        ``np.full_like``, ``np.zeros``, ``np.ones``, ``np.full``): ``out``'s element where
+        ``where`` is false, the ufunc's value converted to ``out``'s dtype where it is true, as
+        ``np.where(where, np.divide(a, b), out)`` of ``out``'s dtype; the ufunc's value is
+        computed everywhere (no trap: integer ``floor_divide`` and ``remainder`` are not
+        here).  ``out`` must have the arguments' broadcast shape (``where`` broadcast to it),
+        and the ufunc's dtype cast to ``out``'s as NumPy's ``same_kind`` (or refused)."""
+        options = {kw.arg: kw.value for kw in node.keywords}
+        out_node, where_node = options["out"], options["where"]
+        fresh = isinstance(out_node, ast.Call) and isinstance(out_node.func, ast.Attribute) \
+            and out_node.func.attr in ("zeros_like", "ones_like", "full_like", "zeros", "ones", "full") \
+            and module_of(out_node.func.value, self.globals) == "np"
+        if not fresh or len(node.args) != (1 if name in _UNARY_OUT_WHERE else 2) \
+                or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.error(node, f"np.{name}(..., out=, where=) with out other than a fresh array "
+                             "(out=np.zeros_like(a), np.ones_like, np.full_like, np.zeros, np.ones, np.full); for an "
+                             f"existing array write out[...] = np.where(where, np.{name}(...), out)", "array call")
+        plain = ast.copy_location(ast.Call(node.func, list(node.args), []), node)
+        value, out, where = self.value(plain), self.value(out_node), self.value(where_node)
+        if UNKNOWN in (value.vtype, out.vtype) or where.vtype.dtype != "bool" \
+                or not np.can_cast(value.vtype.dtype, out.vtype.dtype, "same_kind"):
+            raise self.error(node, f"np.{name}(..., out=, where=) of a {value.vtype.dtype} value into a "
+                             f"{out.vtype.dtype} out (NumPy casts as 'same_kind' and raises otherwise) or a where "
+                             "that is not a bool array", "array call")
+        for part in (value, where):
+            if part.rank > out.rank or any(
+                    not (e.is_const(1) or self.equal_extents(e, o) or self.assumed_equal(e, o))
+                    for e, o in zip(part.extents[::-1], out.extents[::-1])):
+                raise self.error(node, f"np.{name}(..., out=, where=) whose arguments or where may not broadcast "
+                                 "to out's shape (NumPy raises there)", "array call")
+        dtype = out.vtype.dtype
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if dtype == "bool" else dtype, ast.Load())
+        strong = VType(dtype, False)
+
+        def chosen(c: ast.expr, v: ast.expr, o: ast.expr) -> ast.expr:
+            return ast.IfExp(c, v if value.vtype.dtype == dtype else ast.Call(copy.deepcopy(cast), [v], []), o)
+        return self.combine(node, [where, value, out], chosen, strong)
+
+    def append_once(self, node: ast.Call, args: list[View]) -> View | None:
+        """``np.append(a, v)`` (no ``axis``) of scalars and 1-d arrays: NumPy's
+        ``np.concatenate((np.ravel(a), np.ravel(v)))``, a scalar as the list ``[s]`` (the dtype
+        ``np.asarray`` gives it: a Python float float64, strong); None for other forms (refused
+        as before: in a loop or branch it is a growing array, out = np.append(out, v))."""
+        if len(node.args) != 2 or node.keywords or len(args) != 2 or any(a.rank > 1 for a in args) \
+                or not self.at_top:
+            return None
+        pieces: list[ast.expr] = [ast.List([copy.deepcopy(given)], ast.Load()) if view.rank == 0
+                                  else copy.deepcopy(given) for given, view in zip(node.args, args)]
+        func = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "concatenate", ast.Load())
+        call = ast.Call(func, [ast.Tuple(pieces, ast.Load())], [])
+        for sub in ast.walk(call):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, node)
+        return self.joins.value(self, call, "concatenate")
 
     def insert_end(self, node: ast.Call, args: list[View]) -> View | None:
         """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d
@@ -4019,9 +4131,12 @@ class Lowering:
     def convolve(self, node: ast.Call, name: str) -> View:
         """``np.convolve(a, v, mode)`` / ``np.correlate(a, v, mode)`` of 1-d real arrays: a local
         array, each element a sum over the window of ``v`` (a reduction, reassociable as NumPy's
-        sums are).  ``a`` must be at least as long as ``v`` (NumPy then swaps them; a call where
-        it is shorter is refused when the extents are not constants); the 'full' and 'same' ends
-        read ``a`` under a guard (zero outside it)."""
+        sums are; ``window_sums``).  'full' takes either order.  np.convolve's 'same' and
+        'valid' convolve the longer with the shorter, as NumPy swaps them: where the sizes do not
+        prove which is longer, one branch each (``if len(a) >= len(v)``), into an output of
+        ``max(n, m)`` ('same') or ``max(n, m) - min(n, m) + 1`` ('valid') elements.
+        np.correlate's take ``a`` as the longer (NumPy reverses its output where it swaps): a
+        call where it is shorter is refused (``longer_first``)."""
         options = self.keywords(node, ("mode",))
         if len(node.args) == 3 and "mode" not in options:
             options["mode"] = node.args[2]
@@ -4040,19 +4155,19 @@ class Lowering:
         if a.vtype.is_complex or v.vtype.is_complex or a.vtype.dtype == "bool" or v.vtype.dtype == "bool":
             raise self.error(node, f"np.{name}() of complex or bool arrays", "array call")
         n, m = a.extents[0], v.extents[0]
-        if name == "convolve" and n.is_const() and m.is_const() and n.const < m.const:
+        if name == "convolve" and mode != "full" and not self.proven(f"{n.text} >= {m.text}") \
+                and self.proven(f"{m.text} >= {n.text}"):
             a, v, n, m = v, a, m, n  # NumPy convolves the longer one with the shorter
+        either = name == "convolve" and mode != "full" and not self.proven(f"{n.text} >= {m.text}")
         if not self.require(f"{m.text} >= 1") or not self.require(f"{n.text} >= 1") \
-                or mode != "full" and not self.longer_first(node, name, mode, n, m):
+                or mode != "full" and not either and not self.longer_first(node, name, mode, n, m):
             raise self.error(node, f"np.{name}() whose second array may be empty or longer than the first",
                              "array call")
         dtype = self.numpy_type(node, getattr(np, name), [a, v]).dtype
-        extent = {"full": n + m - const(1), "same": n, "valid": n - m + const(1)}[mode]
-        # output k reads a[k + shift - j] * v[j] (convolve) or a[k + shift + j] * v[j] (correlate)
-        if name == "convolve":
-            shift = {"full": const(0), "same": (m - const(1)).floordiv(2), "valid": m - const(1)}[mode]
+        if either:  # either may be the longer: the output's length is the longer one's (valid: less the shorter's)
+            extent = smax(n, m) if mode == "same" else smax(n, m) - smin(n, m) + const(1)
         else:
-            shift = {"full": const(1) - m, "same": const(0) - m.floordiv(2), "valid": const(0)}[mode]
+            extent = {"full": n + m - const(1), "same": n, "valid": n - m + const(1)}[mode]
         array = self.fresh(name[:4])
         self.allocate(array, (extent,), dtype)
         out = leaf(array, (extent,), dtype)
@@ -4060,6 +4175,27 @@ class Lowering:
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
         self.pre.extend(self.nest((extent,), lambda k: [ast.Assign(
             [_store(out.element(k))], ast.Call(copy.deepcopy(cast), [ast.Constant(0)], []))]))
+        if not either:
+            self.pre.extend(self.window_sums(name, mode, out, cast, a, v))
+            return out
+        # NumPy swaps them where the second is longer: one branch each, by the sizes
+        test = ast.Compare(copy.deepcopy(n.node), [ast.GtE()], [copy.deepcopy(m.node)])
+        made = ast.If(test, self.window_sums(name, mode, out, cast, a, v), self.window_sums(name, mode, out, cast, v, a))
+        _locate(made, node)
+        self.pre.append(made)
+        return out
+
+    def window_sums(self, name: str, mode: str, out: View, cast: ast.expr, a: View, v: View) -> list[ast.stmt]:
+        """The loops adding ``np.convolve(a, v, mode)`` (``np.correlate``) into ``out`` (zeros),
+        ``a`` at least as long as ``v``: output ``k`` reads ``a[k + shift - j] * v[j]``
+        (convolve) or ``a[k + shift + j] * v[j]`` (correlate), 'full' and 'same' under a guard
+        (zero outside ``a``)."""
+        n, m = a.extents[0], v.extents[0]
+        extent = {"full": n + m - const(1), "same": n, "valid": n - m + const(1)}[mode]
+        if name == "convolve":
+            shift = {"full": const(0), "same": (m - const(1)).floordiv(2), "valid": m - const(1)}[mode]
+        else:
+            shift = {"full": const(1) - m, "same": const(0) - m.floordiv(2), "valid": const(0)}[mode]
         guarded = mode != "valid"
 
         def term(k: tuple[Sym, ...]) -> list[ast.stmt]:
@@ -4070,11 +4206,10 @@ class Lowering:
                 product = ast.IfExp(inside, product, ast.Call(copy.deepcopy(cast), [ast.Constant(0)], []))
             return [ast.Assign([_store(out.element(k[:1]))], self.accumulate("sum", out.element(k[:1]), product, True))]
 
-        self.pre.extend(self.nest((extent, m), term))
-        return out
+        return self.nest((extent, m), term)
 
     def longer_first(self, node: ast.Call, name: str, mode: str, n: Sym, m: Sym) -> bool:
-        """Whether ``np.convolve``/``np.correlate``'s 'same' or 'valid' output may take ``a``
+        """Whether ``np.correlate``'s 'same' or 'valid' output may take ``a``
         (extent ``n``) as the longer array: proven, or checked per call at the top level (an
         ArgumentError naming the call where ``v`` is longer: NumPy's output then has ``v``'s
         length, an extent the compiled kernel does not have).  'full' needs neither: each output
@@ -4084,9 +4219,7 @@ class Lowering:
         a, v = (self.as_written(arg) for arg in node.args[:2])
         return self.at_least(node, n, m, (
             f"np.{name}({a}, {v}, mode={mode!r}) at {{where}} is compiled for len({a}) >= len({v}) (its output's "
-            f"length follows the first array's); this call's {v} is longer: "
-            + ("pass the longer array first (convolution is symmetric) or " if name == "convolve" else "")
-            + "use mode='full'"))
+            f"length follows the first array's); this call's {v} is longer: use mode='full'"))
 
     def at_least(self, node: ast.AST, a: Sym, b: Sym, message: str) -> bool:
         """Whether extent ``a >= b`` may be taken: proven, or checked per call, at the top level,

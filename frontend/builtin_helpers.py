@@ -304,6 +304,38 @@ def numpy_argsort(values, stable):
     return order
 
 
+def numpy_argsort_prefix(values, count, stable, reverse):
+    # np.argsort of an array of np.unique's length (frontend/selection_loops: a buffer whose first
+    # count elements are the array): the order of those first count positions, reversed for
+    # np.argsort(a)[::-1]; past the count 0, a position of the prefix (np.unique's count is 0 only
+    # where the buffer is empty), so the gathers by the order stay in the prefix
+    a = values.copy()  # an expression computed once
+    n = a.shape[0]
+    order = np.zeros(n, dtype=np.int64)
+    for k in range(count):
+        order[k] = k
+    if n > 0:  # (count is 0 where n is: order[0] is read only where it is there)
+        for k in range(count):
+            if count // 2 - 1 - k >= 0:
+                _sift_down_order(a, order, count // 2 - 1 - k, count)
+        for k in range(count - 1):
+            t = order[0]
+            order[0] = order[count - 1 - k]
+            order[count - 1 - k] = t
+            _sift_down_order(a, order, 0, count - 1 - k)
+    if not stable:
+        for k in range(1, count):
+            assert _before(a[order[k - 1]], a[order[k]]), \
+                "np.argsort() of equal values (or several NaN): NumPy's default sort orders them in no set " \
+                "order; pass kind='stable'"
+    if reverse:
+        for k in range(count // 2):
+            t = order[k]
+            order[k] = order[count - 1 - k]
+            order[count - 1 - k] = t
+    return order
+
+
 def _sift_down_row(y, i, root, end):
     while 2 * root + 1 < end:
         child = 2 * root + 1
@@ -644,6 +676,8 @@ SUPPORTED: dict[str, tuple[str, str]] = {
     "numpy_median": ("np.median()", "np.median(a) of a 1-d array of real numbers (not empty)"),
     "numpy_sort_rows": ("np.sort()", "np.sort(a, axis=) of a 1-d or 2-d array of real numbers"),
     "numpy_argsort": ("np.argsort()", "np.argsort(a, axis=, kind=) of a 1-d or 2-d array of real numbers"),
+    "numpy_argsort_prefix": ("np.argsort()", "np.argsort(a, kind=) (and its [::-1]) of an array of np.unique's length, "
+                             "bound to a name"),
     "numpy_argsort_rows": ("np.argsort()", "np.argsort(a, axis=, kind=) of a 1-d or 2-d array of real numbers"),
     "numpy_median_rows": ("np.median()", "np.median(a, axis=) of a 1-d or 2-d array of real numbers (not empty)"),
     "numpy_quantile": ("np.quantile()", "np.quantile(a, q) / np.percentile(a, q) of an array of real numbers "

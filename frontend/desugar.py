@@ -185,8 +185,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         self.any_ranks: dict[str, int] = {}  # locals bound once to a value of a rank told here
         self.made: dict[int, int] = {}  # id of a helper call made here -> the rank of its value
         self.counters: set[str] = set()
+        self.unique_sized: set[str] = set()  # arrays of np.unique's length (_unique_sized)
         if tree is not None:  # one walk for both questions (the tree is not changed between them)
             stores: Counter[str] = Counter()
+            augmented: Counter[str] = Counter()  # cdf /= cdf[-1]: an array keeps its shape
             loops: list[ast.For] = []
             assigns: list[ast.Assign] = []
             for n in walk(tree):
@@ -196,8 +198,16 @@ class BuiltinHelpers(ast.NodeTransformer):
                     loops.append(n)
                 elif isinstance(n, ast.Assign):
                     assigns.append(n)
+                elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                    augmented[n.target.id] += 1
             self.counters = _range_counters(loops, stores)
-            self._bind_local_ranks(assigns, stores)
+            self._bind_local_ranks(assigns, stores - augmented)
+            for name in augmented:  # s = 0.0; s += x makes a scalar an array: told only of arrays
+                if self.local_ranks.get(name) == 0:
+                    del self.local_ranks[name]
+                if self.any_ranks.get(name) == 0:
+                    del self.any_ranks[name]
+            self.unique_sized = _unique_sized(assigns, stores, rw.globals)
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         """The statements visited, a statement made several where a visit returns a list."""
@@ -725,6 +735,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         of larger ranks through ``ravel()``) -> their helper; ``axis=0`` of a matrix is the row
         helper of its transpose, transposed back.  Anything else is left to be refused."""
         given = self._given(node, _ORDER_CALLS[name])
+        if name == "argsort" and given is not None and "a" in given \
+                and _reads_whole(given["a"], self.unique_sized):
+            return node  # frontend/selection_loops writes it for the prefix the array is
         if given is None or not {"a", "element"} & set(given) or name in ("quantile", "percentile") \
                 and "q" not in given or name == "isin" and "test_elements" not in given:
             return node
@@ -1053,6 +1066,44 @@ class BuiltinHelpers(ast.NodeTransformer):
 _FULL_REDUCTIONS = frozenset(("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp", "amax", "amin"))
 _NONE_AXIS = ("median", "nanmedian", "quantile", "percentile")  # the calls whose axis defaults to None
 #: NumPy functions of a sorted order (frontend/builtin_helpers.py) -> their parameters
+_SIZE_READS = ("sum", "prod", "max", "min", "mean", "argmax", "argmin", "amax", "amin", "shape", "size", "dtype")
+
+
+def _reads_whole(node: ast.AST, names: set[str]) -> bool:
+    """Whether ``node`` reads an array named in ``names`` other than through its length
+    (``len(u)``, ``u.shape``, ``u.size``) or a reduction (``c.sum()``, ``np.max(c)``)."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Attribute) and node.attr in _SIZE_READS and isinstance(node.value, ast.Name):
+        return False
+    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) \
+            and (node.func.id == "len" if isinstance(node.func, ast.Name) else node.func.attr in _SIZE_READS) \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+        return False
+    return any(_reads_whole(child, names) for child in ast.iter_child_nodes(node))
+
+
+def _unique_sized(assigns: list[ast.Assign], stores: Counter[str], globals_: dict) -> set[str]:
+    """The names bound once to ``np.unique(x)``, to an allocation of its length (``counts =
+    np.zeros(len(u))``) and to values that read those arrays whole (``-counts``, ``s / counts``),
+    in the order bound: the arrays of np.unique's length, whose ``np.argsort`` the first helpers'
+    pass leaves to frontend/selection_loops (an argsort of the prefix the array is there)."""
+    sized: set[str] = set()
+    for node in sorted(assigns, key=lambda n: (n.lineno, n.col_offset)):
+        if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and stores[node.targets[0].id] == 1):
+            continue
+        value = node.value
+        unique = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr == "unique" and module_of(value.func.value, globals_) == "np"
+        allocated = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in ALLOCATORS and module_of(value.func.value, globals_) == "np" and bool(value.args) \
+            and any(isinstance(n, ast.Name) and n.id in sized for n in walk(value.args[0]))
+        if unique or allocated or _reads_whole(value, sized):
+            sized.add(node.targets[0].id)
+    return sized
+
+
 _ORDER_CALLS = {"sort": ("a", "axis", "kind"), "argsort": ("a", "axis", "kind"), "median": ("a", "axis"),
                 "nanmedian": ("a", "axis"),
                 "quantile": ("a", "q", "axis"), "percentile": ("a", "q", "axis"),

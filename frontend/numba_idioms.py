@@ -105,8 +105,9 @@ def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[as
     idioms.inverses = _unique_inverses(body, stores, rw.globals)
     for stmt in body:
         _size_definitions(idioms, stmt, stores)  # (after the line that binds them: read later only)
-        new = idioms.visit(stmt)
-        out.extend(new if isinstance(new, list) else [new])
+        for made in _inverse_bincounts_named(rw, stmt, idioms.inverses) + [stmt]:
+            new = idioms.visit(made)
+            out.extend(new if isinstance(new, list) else [new])
     return out
 
 
@@ -179,6 +180,60 @@ def _integer(node: ast.expr, rw: Rewriter) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
         return _integer(node.left, rw) and _integer(node.right, rw)
     return False
+
+
+def _inverse_bincounts_named(rw: Rewriter, stmt: ast.stmt, inverses: dict[str, str]) -> list[ast.stmt]:
+    """``mean = np.bincount(inv, weights=x) / np.bincount(inv)`` (a top-level assignment or
+    return, ``inv`` the inverse of a top-level ``np.unique``): each such ``np.bincount`` inside
+    the value, where the statement surely evaluates it (not under ``a if c else b``, ``and``/``or``,
+    a lambda or a comprehension), bound to a fresh name first, in order (np47), which
+    ``_inverse_bincount`` then makes an array of np.unique's length; ``stmt`` is changed in place."""
+    if not inverses or not isinstance(stmt, (ast.Assign, ast.Return)) or stmt.value is None:
+        return []
+    found: list[tuple[ast.AST, str | tuple[str, int], ast.Call]] = []  # (parent, field or (field, index), call)
+
+    def walk_value(parent: ast.AST) -> None:
+        for field, value in ast.iter_fields(parent):
+            for at, child in ([(field, value)] if isinstance(value, ast.AST) else
+                              [((field, k), v) for k, v in enumerate(value)] if isinstance(value, list) else []):
+                if not isinstance(child, ast.expr) or isinstance(
+                        child, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.SetComp,
+                                ast.DictComp)):
+                    continue
+                walk_value(child)
+                if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                        and child.func.attr == "bincount" and module_of(child.func.value, rw.globals) == "np" \
+                        and child.args and isinstance(child.args[0], ast.Name) and child.args[0].id in inverses:
+                    found.append((parent, at, child))
+    if isinstance(stmt.value, ast.Call) and isinstance(stmt, ast.Assign):  # r = np.bincount(inv): as it is
+        walk_value(stmt.value)
+    else:
+        walk_value(stmt)
+    made: list[ast.stmt] = []
+    for parent, at, call in found:
+        name = rw.fresh("bincount")
+        made.append(ast.copy_location(ast.Assign([rw.placed(ast.Name(name, ast.Store()), call)], call), stmt))
+        use = rw.placed(ast.Name(name, ast.Load()), call)
+        if isinstance(at, tuple):
+            getattr(parent, at[0])[at[1]] = use
+        else:
+            setattr(parent, at, use)
+    return made
+
+
+def _length_of_name(node: ast.expr | None, name: str) -> bool:
+    """Whether ``node`` is ``len(name)``, ``name.shape[0]`` or ``name.size``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    elif isinstance(node, ast.Attribute) and node.attr == "size":
+        node = node.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        node = node.value.value
+    else:
+        return False
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _unique_inverses(body: list[ast.stmt], stores: Counter[str], globals_: dict) -> dict[str, str]:
@@ -530,6 +585,8 @@ class _Idioms(ast.NodeTransformer):
         if isinstance(weights, ast.Constant) and weights.value is None:
             weights = None
         least = 0 if minlength is None else int_constant(minlength)
+        if isinstance(inv, ast.Name) and inv.id in self.inverses and _length_of_name(minlength, self.inverses[inv.id]):
+            least = 0  # minlength=len(uk): the largest inverse is len(uk) - 1 already (np47)
         if not (isinstance(inv, ast.Name) and inv.id in self.inverses) or least != 0 \
                 or weights is not None and not (isinstance(weights, ast.Name) and self.rw.ranks.get(weights.id) == 1
                                                 or self._vector_arithmetic(weights)):

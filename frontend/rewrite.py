@@ -182,7 +182,9 @@ def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, 
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # from math import isclose
     helpers = BuiltinHelpers(rw, local, tree)
     body = helpers.block(tree.body)
-    if not helpers.aliases:
+    if not helpers.aliases and not any(  # (selection_loops' np.argsort of np.unique's length: a helper)
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and rw.globals.get(n.func.id) is builtin_helpers.numpy_argsort_prefix for s in body for n in walk(s)):
         return body
     return Inliner(rw, rw.globals, stack).block(body)
 

@@ -41,6 +41,7 @@ import types
 from collections.abc import Callable
 from typing import Protocol
 
+from .builtin_helpers import numpy_argsort_prefix
 from .checker import module_of
 from .data_sized import _is_np, selection, shape_of
 from .source import map_blocks, walk
@@ -369,9 +370,16 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
         return None
     made = _renamed(made, name)  # its IndexError names the user's variable
     arrays = _index_arrays(rw, facts)
+    # np.argsort of arrays of the length (np.unique's alone: its count is 0 only where the buffer
+    # is empty, so an order's elements past the count can be 0, a position of the prefix)
+    sortable = isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+        and stmt.value.func.attr == "unique"
+    if sortable:  # u[order]: a checked gather
+        arrays |= {s.targets[0].id for s in later if isinstance(s, ast.Assign) and len(s.targets) == 1
+                   and isinstance(s.targets[0], ast.Name) and _argsorted(rw, s.value) is not None}
     for s in later:
         _UniqueRewrite(rw, name, made.buffer, made.count, arrays).visit(s)
-    _sized_allocations(rw, later, facts, made.buffer, made.count)
+    _sized_allocations(rw, later, facts, made.buffer, made.count, sortable, arrays)
     return list(made.statements)
 
 
@@ -387,7 +395,8 @@ def _renamed(made, name: str):
 _ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 
-def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str) -> None:
+def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str,
+                       sortable: bool = False, arrays: set[str] | None = None) -> None:
     """``a = np.zeros(len(u))`` (``empty``, ``ones``, ``full``; the length already the count):
     ``a`` is allocated with the buffer's extent, an upper bound, and its later uses read its
     first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
@@ -400,17 +409,33 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     whole buffers (no operation there raises or traps, whatever the elements past the count hold)
     and is such an array in turn; its operands may be allocated or bound after the array whose uses
     are checked (``mean = sums / counts``, both allocated before); an item of a return at the top
-    level is bound to a name first (``return u, sums / counts``; ``_returned_named``).  Any other
-    use of ``a`` is refused at the allocation."""
+    level is bound to a name first (``return u, sums / counts``; ``_returned_named``).  Where
+    ``sortable`` (the count is np.unique's), ``o = np.argsort(e, kind=)`` (or its ``[::-1]``) of
+    such an expression bound to a name at the top level is the order of the first ``count``
+    elements of ``e``'s buffer (builtin_helpers.numpy_argsort_prefix; 0 past the count) and is
+    such an array in turn, and ``a[o]`` (``u[o]``) of such arrays is elementwise: the gather of
+    the whole buffer.  Any other use of ``a`` is refused at the allocation."""
     sized: set[str] = set()
     scalar = _Scalars(rw, facts, sized, count)
+    scalar.buffer = buffer if sortable else None
+    scalar.index_arrays = arrays or set()  # a[inv]: a checked gather
     derived: set[int] = set()  # the assignments a use took as elementwise arithmetic of the arrays
 
-    def allocation(stmt: ast.stmt) -> bool:
-        return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-            and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
-            and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np" \
-            and bool(stmt.value.args) and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == count
+    def allocation(stmt: ast.stmt) -> int:
+        """The rank of ``a = np.zeros(count)`` (1) or ``np.zeros((count, e))`` (2, ``e`` not
+        reading the count); 0 for any other statement."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np"
+                and stmt.value.args):
+            return 0
+        shape = stmt.value.args[0]
+        if isinstance(shape, ast.Name) and shape.id == count:
+            return 1
+        two = isinstance(shape, ast.Tuple) and len(shape.elts) == 2 and isinstance(shape.elts[0], ast.Name) \
+            and shape.elts[0].id == count and not any(isinstance(n, ast.Name) and n.id == count
+                                                      for n in walk(shape.elts[1]))
+        return 2 if two else 0
     # the arrays of the length, presumed (each is checked below, any failure refuses the kernel):
     # an array's uses may combine it with one allocated or derived after it (sums / counts)
     presumed: set[str] = set()
@@ -419,6 +444,9 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                 and (allocation(stmt) or _sized_elementwise(stmt.value, presumed, scalar)):
             presumed.add(stmt.targets[0].id)
+            scalar.ranks[stmt.targets[0].id] = allocation(stmt) or _sized_rank(stmt.value, presumed, scalar)
+            if sortable and _argsorted(rw, stmt.value) is not None:
+                scalar.orders.add(stmt.targets[0].id)
         elif isinstance(stmt, ast.Return) and stmt.value is not None:  # return u, sums / counts: bound first
             hoisted.extend(_returned_named(rw, stmt, facts, presumed, scalar))
         hoisted.append(stmt)
@@ -441,8 +469,11 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
                            f"name, or returned whole: {name!r} is used otherwise or bound again",
                            "allocation of a data-dependent length")
         if allocated:
-            stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body,  # type: ignore[attr-defined]
-                                           stmt.value.args[0])  # type: ignore[attr-defined]
+            shape = stmt.value.args  # type: ignore[attr-defined]
+            at = shape[0].elts if allocated == 2 else shape
+            at[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body, at[0])
+        elif sortable:
+            stmt.value = _PrefixOrders(rw, count).visit(stmt.value)
         sized.add(name)
         for s in rest:
             _SizedRewrite(rw, name, count, sized, scalar).visit(s)
@@ -450,8 +481,9 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
                 and module_of(node.func.value, rw.globals) == "np" and node.args \
                 and any(isinstance(n, ast.Name) and n.id == count for n in walk(node.args[0])):
-            raise rw.error(node, "an array of np.unique's length is supported as a 1-d allocation bound to a name "  # type: ignore[attr-defined]
-                           "at the top level of the block that binds the np.unique (a = np.zeros(len(u)))",
+            raise rw.error(node, "an array of np.unique's length is supported as an allocation bound to a name "  # type: ignore[attr-defined]
+                           "at the top level of the block that binds the np.unique (a = np.zeros(len(u)), or of "
+                           "rows: np.zeros((len(u), d)))",
                            "allocation of a data-dependent length")
 
 
@@ -468,6 +500,10 @@ class _Scalars:
 
     def __init__(self, rw: Rewriter, facts: _Facts, sized: set[str], count: str) -> None:
         self.rw, self.facts, self.sized, self.count = rw, facts, sized, count
+        self.orders: set[str] = set()  # the names bound to np.argsort of arrays of the length
+        self.ranks: dict[str, int] = {}  # the arrays of the length: 1, or 2 (np.zeros((count, d)))
+        self.index_arrays: set[str] = set()  # integer index arrays (_index_arrays): a[inv] a gather
+        self.buffer: str | None = None  # np.unique's buffer, where its arrays may be argsorted
 
     def __call__(self, node: ast.expr, sized: set[str]) -> bool:
         if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
@@ -508,6 +544,7 @@ def _returned_named(rw: Rewriter, stmt: ast.Return, facts: _Facts, presumed: set
             stmt.value = use
         facts.bindings[name], facts.counts[name], facts.loads[name] = item, 1, 1
         presumed.add(name)
+        scalar.ranks[name] = _sized_rank(item, presumed, scalar)
         made.append(bind)
     return made
 
@@ -518,6 +555,14 @@ def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> boo
     def reads(n: ast.expr) -> int | None:  # the sized arrays read whole; None: not elementwise
         if isinstance(n, ast.Name) and n.id in sized:
             return 1
+        if _column(n) in sized and scalar.ranks.get(_column(n) or "") == 1:
+            return 1  # c[:, None]: beside arrays of two axes
+        if scalar.buffer is not None:
+            sorted_ = _argsorted(scalar.rw, n)
+            if sorted_ is not None:
+                return reads(sorted_[0])
+            if _order_gather(n, sized | {scalar.buffer}, scalar.orders, scalar.count, scalar.rw):
+                return 1
         if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
             left, right = reads(n.left), reads(n.right)
             return None if left is None or right is None else left + right
@@ -533,7 +578,51 @@ def _sized_elementwise(node: ast.expr, sized: set[str], scalar: _Scalars) -> boo
             return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
         return 0 if scalar(n, sized) else None
     found = reads(node)
-    return found is not None and found > 0
+    return found is not None and found > 0 and _sized_rank(node, sized, scalar) > 0
+
+
+def _row_first(index: ast.expr) -> bool:
+    """Whether ``index`` is ``e, j`` or ``e, :`` (two items, the first not a slice)."""
+    return isinstance(index, ast.Tuple) and len(index.elts) == 2 and not isinstance(index.elts[0], ast.Slice) \
+        and not (isinstance(index.elts[0], ast.Constant) and index.elts[0].value is None)
+
+
+def _column(node: ast.AST) -> str | None:
+    """``c`` of ``c[:, None]``; None for anything else."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Tuple) \
+            and len(node.slice.elts) == 2 and isinstance(node.slice.elts[0], ast.Slice) \
+            and node.slice.elts[0].lower is None and node.slice.elts[0].upper is None \
+            and node.slice.elts[0].step is None and isinstance(node.slice.elts[1], ast.Constant) \
+            and node.slice.elts[1].value is None:
+        return node.value.id
+    return None
+
+
+def _sized_rank(node: ast.expr, sized: set[str], scalar: _Scalars) -> int:
+    """The rank of elementwise arithmetic of arrays of the length (``_sized_elementwise``): 1 or
+    2 where every array it reads whole has that rank (``c[:, None]`` of a 1-d ``c`` is of two);
+    0 where they differ (``A / c`` would broadcast ``c`` along ``A``'s last axis, not its rows)."""
+    def ranks(n: ast.expr) -> set[int]:
+        if isinstance(n, ast.Name) and n.id in sized:
+            return {scalar.ranks.get(n.id, 1)}
+        if _column(n) in sized:
+            return {2}
+        if _argsorted(scalar.rw, n) is not None:  # np.argsort(e) of a 1-d e alone
+            inner = ranks(_argsorted(scalar.rw, n)[0])  # type: ignore[index]
+            return {1} if inner == {1} else {0}
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in sized | {scalar.buffer}:
+            return {scalar.ranks.get(n.value.id, 1)}  # a gather by an order: rows of a 2-d array
+        if isinstance(n, ast.BinOp):
+            return ranks(n.left) | ranks(n.right)
+        if isinstance(n, ast.UnaryOp):
+            return ranks(n.operand)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SIZED_UFUNCS:
+            return set().union(*(ranks(a) for a in n.args)) if n.args else set()
+        return set()  # a scalar
+    found = ranks(node)
+    if len(found) == 1 and 0 not in found:
+        return found.pop()
+    return 0
 
 
 class _SizedUses(ast.NodeVisitor):
@@ -548,10 +637,25 @@ class _SizedUses(ast.NodeVisitor):
         """``node`` is elementwise arithmetic of arrays of the length: its reads of ``name`` counted."""
         if self.scalar is None or not _sized_elementwise(node, self.sized, self.scalar):
             return False
-        self.found += sum(1 for n in walk(node) if isinstance(n, ast.Name) and n.id == self.name)
+        self.found += self.reads(node)
         return True
 
+    def reads(self, node: ast.AST) -> int:
+        """The loads of ``name`` in ``node``, one for each checked gather by it (``u[o]``)."""
+        if isinstance(node, ast.Name):
+            return int(node.id == self.name)
+        assert self.scalar is not None
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Name) and _order_gather(
+                node, self.sized | {self.scalar.buffer or ""}, self.scalar.orders, self.scalar.count, self.scalar.rw):
+            return self.reads(node.value) + int(any(isinstance(n, ast.Name) and n.id == self.name
+                                                    for n in walk(node.slice)))
+        return sum(self.reads(child) for child in ast.iter_child_nodes(node))
+
     def generic_visit(self, node: ast.AST) -> None:
+        rows = self.scalar is not None and self.scalar.ranks.get(self.name) == 2
+        if rows and isinstance(node, ast.Attribute) and node.attr == "size":  # (count times the columns)
+            self.visit(node.value)
+            return
         if _length_of(node, self.name):
             self.found += 1
             return
@@ -560,9 +664,12 @@ class _SizedUses(ast.NodeVisitor):
             self.derived.add(id(node))
             return
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
-                and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            self.found += 1
+                and (not isinstance(node.slice, (ast.Slice, ast.Tuple)) or rows and _row_first(node.slice)):
+            self.found += 1  # a[e], and a[e, j], a[e, :] of an array of two axes
             self.visit(node.slice)
+            return
+        if rows and _unique_reduced(node, self.name):
+            self.other = True  # (a reduction of the rows: not of the first count elements)
             return
         if isinstance(node, ast.Return) and node.value is not None:
             items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
@@ -602,9 +709,21 @@ class _SizedRewrite(ast.NodeTransformer):
             self.counters.discard(counter or "")
             return node
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and isinstance(node.slice, ast.Tuple) and _row_first(node.slice) \
+                and self.scalar is not None and self.scalar.ranks.get(self.name) == 2:
+            node.slice = self.visit(node.slice)
+            assert isinstance(node.slice, ast.Tuple)
+            first = node.slice.elts[0]
+            if not (isinstance(first, ast.Name) and first.id in self.counters):
+                node.slice.elts[0] = _checked_index(self.rw, first, self.name, self.count)
+            return node
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             node.slice = self.visit(node.slice)
-            if not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):
+            orders = self.scalar.orders | self.scalar.index_arrays if self.scalar is not None else set()
+            if isinstance(node.slice, ast.Name) and node.slice.id in orders:
+                node.slice = _checked_gather(self.rw, node.slice, self.name, self.count)
+            elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):
                 node.slice = _checked_index(self.rw, node.slice, self.name, self.count)
             return node
         if _unique_reduced(node, self.name):  # counts.sum(): the reduction of the first count elements
@@ -620,6 +739,61 @@ class _SizedRewrite(ast.NodeTransformer):
                                    for e in node.value.elts]
                 return node
         return super().generic_visit(node)
+
+
+def _argsorted(rw: Rewriter, node: ast.AST) -> tuple[ast.expr, ast.expr | None, bool] | None:
+    """``(e, kind, reversed)`` of ``np.argsort(e, kind=)`` (``axis=-1`` or ``0`` too, as a 1-d
+    ``e`` takes them) or of its ``[::-1]``; None for anything else."""
+    backwards = isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) \
+        and node.slice.lower is None and node.slice.upper is None \
+        and isinstance(node.slice.step, ast.UnaryOp) and isinstance(node.slice.step.op, ast.USub) \
+        and isinstance(node.slice.step.operand, ast.Constant) and node.slice.step.operand.value == 1
+    call = node.value if backwards else node  # type: ignore[attr-defined]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "argsort"
+            and module_of(call.func.value, rw.globals) == "np" and len(call.args) == 1
+            and not isinstance(call.args[0], ast.Starred)):
+        return None
+    given = {k.arg: k.value for k in call.keywords}
+    axis = given.pop("axis", ast.Constant(-1))
+    kind = given.pop("kind", None)
+    if given or not (isinstance(axis, ast.Constant) and axis.value in (-1, 0)) \
+            or kind is not None and not (isinstance(kind, ast.Constant)
+                                         and kind.value in ("quicksort", "mergesort", "heapsort", "stable")):
+        return None
+    return call.args[0], kind, backwards
+
+
+def _order_gather(node: ast.AST, arrays: set[str], orders: set[str], count: str, rw: Rewriter) -> bool:
+    """Whether ``node`` is ``a[o]`` of an array named in ``arrays`` and an order named in
+    ``orders`` (``u[o]`` already a checked gather by ``o``: its other names the count, ``u`` and
+    NumPy)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in arrays
+            and not isinstance(node.slice, (ast.Slice, ast.Tuple))):
+        return False
+    names = {n.id for n in walk(node.slice) if isinstance(n, ast.Name)}
+    return bool(names & orders) and names <= orders | {count, node.value.id, rw.numpy_alias(), "np", "numpy"}
+
+
+class _PrefixOrders(ast.NodeTransformer):
+    """``np.argsort(e, kind=)`` (and its ``[::-1]``) -> builtin_helpers.numpy_argsort_prefix of
+    ``e``'s first ``count`` elements (``_sized_allocations``)."""
+
+    def __init__(self, rw: Rewriter, count: str) -> None:
+        self.rw, self.count = rw, count
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        found = _argsorted(self.rw, node)
+        if found is None:
+            return super().generic_visit(node)
+        e, kind, backwards = found
+        stable = isinstance(kind, ast.Constant) and kind.value in ("stable", "mergesort")
+        alias = self.rw.fresh("_pf_numpy_argsort_prefix")
+        self.rw.globals[alias] = numpy_argsort_prefix
+        call = self.rw.placed(ast.Call(ast.Name(alias, ast.Load()), [
+            ast.Name(self.count, ast.Load()), ast.Constant(stable), ast.Constant(backwards)], []), node)
+        assert isinstance(call, ast.Call)
+        call.args.insert(0, self.visit(e))  # (the user's expression keeps its place)
+        return call
 
 
 def _range_counter(loop: ast.AST, bound_ok: Callable[[ast.Call], bool]) -> str | None:

@@ -40,11 +40,11 @@ REFUSED = {
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
-    # np41's: arrays of np.unique's length (np.bincount of its inverse) fancy-indexed (divided
-    # elementwise in the return, groupby_mean_unique, since np45), NumPy's introselect order (hist_equalize's max() of an np.int64 and a Python
-    # int compiles since np42: both picks give one dtype; threshold_otsu_like's fg.size of a
-    # selection by img > t, t = img.mean(), two statements later since np43: the mask's rank told)
-    "value_counts_sorted": "an array of np.unique's length is supported where",
+    # np41's: NumPy's introselect order (arrays of np.unique's length fancy-indexed compile: divided
+    # elementwise in the return, groupby_mean_unique, since np45; value_counts_sorted's np.argsort of
+    # them since np47; hist_equalize's max() of an np.int64 and a Python int since np42: both picks
+    # give one dtype; threshold_otsu_like's fg.size of a selection by img > t, t = img.mean(), two
+    # statements later since np43: the mask's rank told)
     "argpartition_topk": "argpartition() is not supported",
     # np43's (the batch's other kernels: batch_report.py; its fixes: tests/frontend/test_np43_forms.py):
     # np.bincount of a row of a local matrix

@@ -69,17 +69,22 @@ def test_npbench_blur():
     assert np.abs(got.astype(int) - want).max() <= 1  # float32 sums in another order may round across .5
 
 
-def full_modes(a, v):
-    return np.convolve(a, v), np.correlate(a, v, mode="full")
+def shorter_first_modes(a, v):
+    return np.convolve(a, v), np.correlate(a, v, mode="full"), np.convolve(a, v, "same"), np.convolve(a, v, "valid")
 
 
 def test_a_shorter_first_array():
-    """'full' sums each output's pairs whichever array is longer; 'same' and 'valid' follow the
-    first array's length, so a call where it is shorter is refused, naming the call and line."""
-    a, v = np.arange(3.0), np.arange(5.0) ** 2
-    for got, want in zip(polyfuse.kernel(full_modes, target="python")(a, v), full_modes(a, v)):
-        np.testing.assert_allclose(got, want, rtol=1e-12)
-    with pytest.raises(ArgumentError, match=r"np.convolve\(a, v, mode='same'\) at .*test_convolve.py:\d+ is "
+    """'full' sums each output's pairs whichever array is longer; np.convolve's 'same' and
+    'valid' swap the two where the second is longer, as NumPy does (one branch each, by the
+    sizes: the same kernel takes both orders); np.correlate's follow the first array's length, so
+    a call where it is shorter is refused, naming the call and line."""
+    k = polyfuse.kernel(shorter_first_modes, target="python")
+    for n, m in ((3, 5), (5, 3), (2, 2), (1, 4), (4, 1)):
+        a, v = np.arange(n) + 1.0, np.arange(m) ** 2 - 1.5
+        for got, want in zip(k(a, v), shorter_first_modes(a, v)):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ArgumentError, match=r"np.correlate\(a, v, mode='same'\) at .*test_convolve.py:\d+ is "
                        r"compiled for len\(a\) >= len\(v\)"):
         polyfuse.kernel(all_modes)(np.ones(3), np.ones(5))
 

@@ -153,12 +153,18 @@ def unique_shares(x, w):
     p = c / c.sum()
     ent = -np.log(p) * p
     s = np.sqrt(p) * w - 1
-    return u, p, ent.sum(), s, p[0], len(s)
+    o = np.argsort(-c, kind="stable")  # np47: the order of the first count elements
+    d = np.argsort(p, kind="stable")[::-1]
+    rows = np.zeros((len(u), 2))  # np47: of two axes
+    for k in range(len(u)):
+        rows[k, :] = u[k] * w
+    rows[-1, 0] = -1.0
+    return u, p, u[o], c[o], s[d], o, rows / c[:, None], ent.sum(), s, p[0], len(s)
 
 
 def test_elementwise_arithmetic_of_arrays_of_uniques_length():
     k = polyfuse.kernel(unique_shares, target="python")
-    for x in (np.random.default_rng(0).integers(0, 4, 9), np.array([3])):
+    for x in (np.random.default_rng(0).integers(0, 4, 9), np.array([3]), np.array([2, 5, 5, 2, 9, 2])):
         got, expected = k(x, 0.5), unique_shares(x, 0.5)
         for g, e in zip(got, expected):
             assert type(g) is type(e) and np.shape(g) == np.shape(e)
@@ -167,7 +173,11 @@ def test_elementwise_arithmetic_of_arrays_of_uniques_length():
 
 def told_ranks(x):
     edges = np.quantile(x, [0.25, 0.5, 0.75])  # a list of q: a 1-d local, passed to a helper
-    return np.searchsorted(edges, x, side="right"), np.median(np.stack([x[:-2], x[1:-1], x[2:]]), axis=0)
+    cdf = np.cumsum(np.abs(x))
+    cdf /= cdf[-1]  # np47: an array augmented in place keeps its rank
+    return np.searchsorted(edges, x, side="right"), np.median(np.stack([x[:-2], x[1:-1], x[2:]]), axis=0), \
+        np.searchsorted(cdf, 0.5, side="right"), np.append(x[0], x[1:] - 0.97 * x[:-1]), \
+        np.divide(x, cdf, out=np.zeros_like(x), where=x > 0)
 
 
 def test_ranks_of_np_stack_and_of_quantiles_of_a_list():
@@ -217,3 +227,38 @@ def test_ufunc_at_of_a_local_index_broadcasts_a_value_of_one_element():
     np.testing.assert_array_equal(k(x, np.array([2.0])), add_at_local(x, np.array([2.0])))  # np39: AssertionError
     with pytest.raises(ValueError):  # lengths 4 and 2: NumPy's ValueError
         k(x, np.ones(2))
+
+
+def along(X):
+    return np.apply_along_axis(np.linalg.norm, 1, X), np.apply_along_axis(np.sum, -2, X)
+
+
+def test_apply_along_axis_of_a_numpy_function_is_its_axis_form():
+    """np47: f(a, axis=...), and NumPy's ValueError where the other axes hold no element."""
+    k = polyfuse.kernel(along, target="python")
+    X = np.random.default_rng(6).integers(-4, 5, (4, 3)).astype(np.int32)
+    for g, e in zip(k(X), along(X)):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    with pytest.raises(ValueError, match="Cannot apply_along_axis when any iteration dimensions are 0"):
+        k(np.zeros((0, 3), np.int32))
+
+
+def group_means_inline(keys, vals):
+    uk, inv = np.unique(keys, return_inverse=True)
+    n = np.bincount(inv, minlength=len(uk))
+    mean = np.bincount(inv, weights=vals) / n
+    return uk, np.bincount(inv, weights=vals * vals) / n - mean ** 2, vals - mean[inv]
+
+
+def test_bincounts_of_the_inverse_inside_expressions_and_gathers_by_it():
+    """np47: np.bincount(inv, ...) inside a statement bound to a name first (an array of
+    np.unique's length), minlength=len(uk), and mean[inv] a gather checked per element."""
+    k = polyfuse.kernel(group_means_inline, target="python")
+    for keys in (np.array([3, 1, 3, 2, 2, 3]), np.array([7])):
+        vals = np.arange(keys.shape[0]) * 1.5
+        with np.errstate(all="ignore"):
+            got = k(keys, vals)
+        for g, e in zip(got, group_means_inline(keys, vals)):
+            assert g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-12)
