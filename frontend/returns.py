@@ -74,7 +74,7 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
     that operand is ``target`` itself."""
     assert choice is not None
     if isinstance(choice, ast.IfExp):
-        test = flags.convert(choice.test)
+        test = flags.truth(flags.convert(choice.test))  # Python's truth: k[i] is k[i] != 0
         return _select(test, kind_choice(flags, target, choice.body), kind_choice(flags, target, choice.orelse))
     if isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
         op = ast.Lt() if choice.func.id == "min" else ast.Gt()  # type: ignore[attr-defined]
