@@ -1748,6 +1748,31 @@ case("s36_argmax_2d_flat", """def kern(A):
 """, lambda: (np.array([[1, 5, 5], [7, 7, 0]], np.int16),))
 
 
+case("s36_kind_flag_select_on_element", """def kern(x, k, b):
+    t = 0.0
+    for i in range(x.shape[0]):
+        t = ((b[i] if x[0] else k[i]) + -2.5) if k[i] else t
+    return t
+""", lambda: (np.array([-2.0, np.nan, 0.0, -2.0]), np.array([2, 1, 0, 2]) * (CALL % 2), R.random(4) > 0.5))
+case("s36_kind_flag_or_keeps", """def kern(x):
+    m = -1
+    for i in range(x.shape[0]):
+        m = m or x[i]
+    t = 0
+    for i in range(x.shape[0]):
+        t = t and x[i] or t
+    return m, t
+""", lambda: (np.arange(-2, 3, dtype=np.int32) * CALL,))
+case("s36_split_local_choice_reads_itself", """def kern(x, k, c, o):
+    t = 1
+    if c > 0:
+        t = x[0]
+    t = x[1] if t else k[1]
+    o[0] = t
+    return t, (t or 1.5)
+""", lambda: (np.array([-0.5, 0.0, 3.0]) + (CALL == 3), np.array([0, 2, 1]), 1 - 2 * (CALL % 2), np.zeros(1)))
+
+
 
 def same(e, a, tol, label):
     if isinstance(e, tuple):
