@@ -689,6 +689,9 @@ class ExpressionLifter:
             if args[0].dtype != "bool" and not args[0].dtype.startswith(("int", "uint")):
                 raise self.lifter.error(node, f"a tuple indexed by a {args[0].dtype} value (Python raises TypeError: "
                                         "tuple indices must be integers)", "tuple index")
+            if args[0].dtype == "bool" and not args[0].weak:  # np.bool_ has no __index__ (a bool has)
+                raise self.lifter.error(node, "a tuple indexed by a NumPy bool (Python raises TypeError: tuple "
+                                        "indices must be integers; int(...) of it is one)", "tuple index")
             return args[0]
         if name in ("float", "int", "bool"):
             self._arity(node, args, 1)

@@ -418,8 +418,10 @@ class Lifter:
                 assert isinstance(node, (ast.Assign, ast.AugAssign))
                 reads = isinstance(node, ast.AugAssign) or target.id in read_names(node.value)
                 parts = version_values(lifter, target.id, value, versions, keep=reads)
-                return [self.add_statement(node, name, part, scope, lifter)
-                        for name, part in zip(version_targets(target.id, versions, target), parts)]
+                names = version_targets(target.id, versions, target)
+                if reads and lifter.split_of(value) is not None:
+                    return self._versions_through_temporaries(node, names, parts, scope, lifter)
+                return [self.add_statement(node, name, part, scope, lifter) for name, part in zip(names, parts)]
         flag = self.strength_flag(node, target, value, scope, lifter)
         if flag and choice_of(node) is not None:  # the flag's test reads the value before the write
             return flag + [self.add_statement(node, target, value, scope, lifter)]
@@ -432,6 +434,20 @@ class Lifter:
         value = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
         return bool(scope.loop_vars) and (len(self.guards) > self.loop_guards or choice_of(node) is not None
                                           or value is not None and bool(read_names(value) & self.split.keys()))
+
+    def _versions_through_temporaries(self, node: ast.stmt, names: list[ast.Name], parts: list[ir.Expr],
+                                      scope: Scope, lifter: ExpressionLifter) -> list:
+        """``t = x[1] if t else k[1]`` of a split local ``t``: the choice's tests read ``t``'s
+        versions and kind, which the statements write one after another, so a later part would
+        test the value an earlier one wrote (cp47: ``k[1]`` where Python chose ``x[1]``).  Each
+        part goes into its own temporary first (all read the old ``t``), then into its version."""
+        temps = [ast.copy_location(ast.Name(f"__next{name.id}", ast.Store()), name) for name in names]
+        out = [self.add_statement(node, temp, part, scope, lifter) for temp, part in zip(temps, parts)]
+        for temp, name, part in zip(temps, names, parts):
+            copier = self.expressions(scope)
+            copier.record_read(f"{temp.id}[]")
+            out.append(self.add_statement(node, name, ir.Load(temp.id, (), part.dtype, part.weak), scope, copier))
+        return out
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:

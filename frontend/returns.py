@@ -35,14 +35,29 @@ def weak_kind(dtype: str) -> str:
 
 def choice_of(node: ast.stmt) -> ast.expr | None:
     """The value of ``name = value`` where it is a choice Python makes between its operands:
-    ``a if c else b``, or ``min``/``max`` of two or more positional operands (None otherwise)."""
+    ``a if c else b``, ``min``/``max`` of two or more positional operands, or ``a or b`` /
+    ``a and b`` as the choice it is (``bool_op_choice``); None otherwise."""
     value = node.value if isinstance(node, ast.Assign) else None
     if isinstance(value, ast.IfExp):
         return value
+    if isinstance(value, ast.BoolOp):
+        return bool_op_choice(value)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("min", "max") \
             and len(value.args) >= 2 and not value.keywords and not any(isinstance(a, ast.Starred) for a in value.args):
         return value
     return None
+
+
+def bool_op_choice(node: ast.BoolOp) -> ast.IfExp:
+    """``a or b`` as ``a if a else b`` and ``a and b`` as ``b if a else a``, nested for more
+    operands: Python's value is the operand that decided, so ``t = t or k[i]`` of a Python
+    ``t = 1`` keeps the Python int (cp47: it returned ``np.int64(1)``)."""
+    rest = node.values[-1]
+    for first in reversed(node.values[:-1]):
+        then, otherwise = (first, rest) if isinstance(node.op, ast.Or) else (rest, first)
+        rest = ast.copy_location(ast.IfExp(first, then, otherwise), node)
+    assert isinstance(rest, ast.IfExp)
+    return rest
 
 
 def _choice_leaves(node: ast.expr) -> list[ast.expr]:
@@ -81,7 +96,7 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
     that operand is ``target`` itself or another flagged local (``m = max(m, t)``)."""
     assert choice is not None
     if isinstance(choice, ast.IfExp):
-        test = flags.convert(choice.test)
+        test = flags.truth(flags.convert(choice.test))  # Python's truth: k[i] is k[i] != 0
         return _select(test, kind_choice(flags, target, choice.body), kind_choice(flags, target, choice.orelse))
     if isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
         op = ast.Lt() if choice.func.id == "min" else ast.Gt()  # type: ignore[attr-defined]

@@ -199,3 +199,15 @@ def test_a_tuple_indexed_by_a_float_is_refused_as_python_s_type_error():
         float_tuple_index(np.ones(2), 2)
     with pytest.raises(polyfuse.UnsupportedError, match="tuple indexed by a float64"):
         polyfuse.kernel(float_tuple_index, target="python")(np.ones(2), 2)
+
+
+def numpy_bool_tuple_index(x, k):
+    t = (1.0, x[1])
+    return t[k[0] > 0] + t[k.shape[0] > 1]  # a Python bool indexes a tuple, NumPy's does not
+
+
+def test_a_tuple_indexed_by_a_numpy_bool_is_refused_as_python_s_type_error():
+    with pytest.raises(TypeError):
+        numpy_bool_tuple_index(np.ones(2), np.ones(2))
+    with pytest.raises(polyfuse.UnsupportedError, match="tuple indexed by a NumPy bool"):
+        polyfuse.kernel(numpy_bool_tuple_index, target="python")(np.ones(2), np.ones(2))

@@ -55,6 +55,9 @@ BODIES = [
     "t = f[0] if c > 0 else 0.1\n    for i in range(n):\n        o[0] += t * x[i]",  # read in a loop
     # t += 1 reads the versions it writes: each keeps its old value on the paths it is not written
     "t = 0.1\n    if c < 0:\n        t = c > 0\n    t += 1\n    return min(t, 2)",
+    # a choice testing the local it assigns: each version's part reads the old t (cp47: the
+    # float version written first made the kind's test see its 0.0: k[0] came back for x[1] - 2.0)
+    "t = 1\n    if c > 0:\n        t = x[0] - 1.25 * c\n    t = (x[1] - 2.0) if t else k[0]\n    o[0] = t\n    return t",
 ]
 
 

@@ -166,6 +166,20 @@ def running_min_chosen(x):
     return m
 
 
+def chosen_by_an_element(x):
+    m = 1
+    for i in range(x.shape[0]):
+        m = (x[i] - 0.5) if x[i] else m  # the test is x[i]'s truth (cp47: an i32/double select condition)
+    return m
+
+
+def kept_by_or(x):
+    m = -1
+    for i in range(x.shape[0]):
+        m = m or x[i]  # a or b is a choice too: Python keeps the int -1 (cp47: np.int32(-1) was returned)
+    return m
+
+
 def guarded_then_min(x):
     m = 0
     for i in range(x.shape[0]):
@@ -185,7 +199,8 @@ def while_max(x):
     return m
 
 
-@pytest.mark.parametrize("func", [running_max, running_min_chosen, guarded_then_min, while_max])
+@pytest.mark.parametrize("func", [running_max, running_min_chosen, chosen_by_an_element, kept_by_or,
+                                  guarded_then_min, while_max])
 def test_a_choice_keeping_the_local_keeps_its_type(func):
     """``m = 0`` then ``m = max(m, x[i])`` in a loop: Python returns the operand it chose, so ``m``
     is still the int 0 where no element beats it (and on ties: ``max`` keeps the first of equals)

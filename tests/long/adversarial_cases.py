@@ -1420,6 +1420,360 @@ case("io_internal_overlap_rows", """def kern(X, Y):
 """, lambda: (np.lib.stride_tricks.as_strided(np.zeros(400), shape=(50, 40), strides=(8 * 7, 8)), f64(50, 40)))
 
 
+# ---- (cp47, session 36) edges the generators do not reach
+case("s36_neg_step3_runtime_bounds", """def kern(x, out, a, b):
+    for i in range(a, b, -3):
+        out[i] = x[i] * 2.0 + i
+""", lambda: (f64(11), np.zeros(11), 10, -1))
+case("s36_neg_step_empty", """def kern(x, out, a, b):
+    s = 0.0
+    for i in range(a, b, -2):
+        out[i] = x[i]
+        s += x[i]
+    return s
+""", lambda: (f64(8), np.zeros(8), 2, 5))
+case("s36_runtime_step_negative", """def kern(x, out, st):
+    n = x.shape[0]
+    for i in range(n - 1, -1, st):
+        out[i] = x[i] + 1.0
+    return out.sum()
+""", lambda: (f64(10), np.zeros(10), -4))
+case("s36_zero_rows_2d", """def kern(A, out):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            out[j] += A[i, j]
+    return out.sum()
+""", lambda: (np.zeros((0, 5)), np.ones(5)))
+case("s36_zero_cols_2d_max", """def kern(A):
+    m = -1.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            m = max(m, A[i, j])
+    return m
+""", lambda: (np.zeros((4, 0)),))
+case("s36_0d_numpy_expr", """def kern(a, b, out):
+    out[()] = a[()] * 2 + b
+    return out
+""", lambda: (np.array(3.5), 2, np.array(0.0)))
+case("s36_fortran_axis_sum", """def kern(A):
+    return A.sum(axis=0) + A.sum(axis=1)[:A.shape[1]]
+""", lambda: (np.asfortranarray(f64(7, 5)),))
+case("s36_fortran_rev_loop", """def kern(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            B[i, j] = A[i, j] - A[A.shape[0] - 1 - i, j]
+""", lambda: (np.asfortranarray(f64(6, 5)), np.asfortranarray(np.zeros((6, 5)))[::-1]))
+case("s36_big_affine_constants", """def kern(x, out, k):
+    for i in range(x.shape[0]):
+        out[i + k - k] = x[i] + (i + k) - k
+""", lambda: (f64(9), np.zeros(9), 2**62))
+case("s36_index_int32_mul", """def kern(x, out, m):
+    for i in range(out.shape[0]):
+        out[i] = x[(i * m) % x.shape[0]]
+""", lambda: (f64(13), np.zeros(13), 2**40 + 3))
+case("s36_mixed_u64_i8_f32", """def kern(a, b, c, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + b[i] * c[i]
+    return a[0] + b[0]
+""", lambda: (np.arange(5, dtype=np.uint64) * 3, np.arange(-2, 3, dtype=np.int8),
+             np.linspace(0, 1, 5, dtype=np.float32), np.zeros(5)))
+case("s36_u64_minus_loopvar", """def kern(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] - i
+    return out
+""", lambda: (np.arange(6, dtype=np.uint64), np.zeros(6, np.uint64)))
+case("s36_bool_plus_bool_loop", """def kern(a, b, out):
+    t = 0
+    for i in range(a.shape[0]):
+        out[i] = a[i] + b[i]
+        t += a[i] * b[i]
+    return t
+""", lambda: (R.random(9) > 0.5, R.random(9) > 0.3, np.zeros(9, np.bool_)))
+case("s36_complex64_scalar_mix", """def kern(z, x, out):
+    for i in range(z.shape[0]):
+        out[i] = abs(z[i] * x[i]) + (z[i] * 1.5).real
+    return z[0] * 2.0
+""", lambda: (np.array([1 + 2j, -3j, 0.5, 2 - 1j], np.complex64), np.arange(4, dtype=np.float32),
+             np.zeros(4, np.float32)))
+case("s36_alias_reversed_inplace_numpy", """def kern(x, y):
+    x[:] = y * 2.0 + x
+""", lambda: (lambda a: (a, a[::-1]))(f64(7)))
+case("s36_signature_changes", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 3 - 1
+    return x.sum()
+""", lambda: [(f64(5), np.zeros(5)), (np.arange(7, dtype=np.int32), np.zeros(7, np.int32)),
+              (np.arange(4, dtype=np.float32), np.zeros(4, np.float64)),
+              (np.arange(3, dtype=np.int8) * 40, np.zeros(3, np.int8)),
+              (f64(5), np.zeros(5))][CALL])
+case("s36_int8_python_int_overflow", """def kern(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * 2 + 100
+""", lambda: (np.arange(-3, 3, dtype=np.int8) * 20, np.zeros(6, np.int8)))
+case("s36_neg_stride_strided_2d_numpy", """def kern(A, B):
+    return (A[::-1, ::2] * B[:, ::-1]).sum(axis=1)
+""", lambda: (f64(5, 8)[:, ::-1], f64(5, 4)))
+case("s36_uint64_big_values_loop", """def kern(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] // 3 + a[i] % 7
+""", lambda: (np.array([2**64 - 1, 2**63, 2**63 - 1, 5], np.uint64), np.zeros(4, np.uint64)))
+case("s36_empty_range_return_type", """def kern(x, n):
+    s = 0
+    for i in range(n):
+        s += x[i]
+    return s
+""", lambda: (np.arange(5, dtype=np.int16), 0 if CALL % 2 else 3))
+
+case("s36_back_substitution", """def kern(A, b, x):
+    n = b.shape[0]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * x[j]
+        x[i] = s / A[i, i]
+    return x
+""", lambda: (np.triu(f64(7, 7)) + 7 * np.eye(7), f64(7), np.zeros(7)))
+case("s36_reverse_prefix_inplace", """def kern(x):
+    for i in range(x.shape[0] - 1, 0, -1):
+        x[i - 1] += x[i]
+""", lambda: (f64(12),))
+case("s36_reverse_gauss_seidel", """def kern(x, T):
+    for t in range(T):
+        for i in range(x.shape[0] - 2, 0, -1):
+            x[i] = 0.5 * (x[i - 1] + x[i + 1])
+""", lambda: (f64(40), 3))
+case("s36_two_loops_reversed_reader", """def kern(x, y, z):
+    n = x.shape[0]
+    for i in range(n):
+        y[i] = x[i] * 2.0
+    for i in range(n):
+        z[i] = y[n - 1 - i] + y[i]
+""", lambda: (f64(33), np.zeros(33), np.zeros(33)))
+case("s36_even_odd_steps", """def kern(x):
+    n = x.shape[0]
+    for i in range(0, n - 1, 2):
+        x[i + 1] = x[i] * 0.5
+    for i in range(1, n - 1, 2):
+        x[i + 1] += x[i]
+""", lambda: (f64(21),))
+case("s36_triangular_neg_inner", """def kern(A, out):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i, -1, -1):
+            out[i] = out[i] * 0.5 + A[i, j]
+""", lambda: (f64(9, 9), np.zeros(9)))
+case("s36_column_sweep_inplace", """def kern(A):
+    for j in range(1, A.shape[1]):
+        for i in range(A.shape[0]):
+            A[i, j] = A[i, j - 1] + A[i, j] * 0.5
+""", lambda: (f64(37, 19),))
+case("s36_diag_wavefront", """def kern(A):
+    for i in range(1, A.shape[0]):
+        for j in range(1, A.shape[1]):
+            A[i, j] = A[i - 1, j] + A[i, j - 1] - A[i - 1, j - 1] * 0.25
+""", lambda: (f64(40, 35),))
+case("s36_antidiag_dep", """def kern(A):
+    for i in range(1, A.shape[0]):
+        for j in range(A.shape[1] - 1):
+            A[i, j] = A[i - 1, j + 1] * 0.5 + 1.0
+""", lambda: (f64(30, 30),))
+case("s36_slices_out_of_range", """def kern(x):
+    return x[10:-20:-1].sum() + x[-100:100:3].sum() + x[::-1][::2][1:].sum()
+""", lambda: (f64(15),))
+case("s36_arange_neg_float_step", """def kern(a, b):
+    return np.arange(a, b, -0.5) * 2.0
+""", lambda: (5.0, 0.0))
+case("s36_where_weak_int", """def kern(c, x):
+    return np.where(c, x, 3), np.where(c, 1, 2.5)
+""", lambda: (R.random(6) > 0.5, np.arange(6, dtype=np.int8)))
+case("s36_max3_mixed", """def kern(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += max(1, x[i], 2.5) - min(x[i], -1, 0.5)
+    return s
+""", lambda: (np.arange(-3, 5, dtype=np.int32),))
+case("s36_return_input", """def kern(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + 1
+    return y
+""", lambda: (f64(5), np.zeros(5)))
+
+
+case("s36_f32_eq_python_float", """def kern(x, out):
+    c = 0
+    for i in range(x.shape[0]):
+        if x[i] == 0.1:
+            c += 1
+        out[i] = x[i] < 0.3
+    return c
+""", lambda: (np.array([0.1, 0.2, 0.1, 0.3, 0.30000001], np.float32), np.zeros(5, np.bool_)))
+case("s36_int8_cmp_out_of_range_int", """def kern(x, out):
+    c = 0
+    for i in range(x.shape[0]):
+        if x[i] < 300:
+            c += 1
+        out[i] = (x[i] > -200) + (x[i] == 256)
+    return c
+""", lambda: (np.arange(-4, 4, dtype=np.int8) * 30, np.zeros(8, np.int64)))
+case("s36_uint8_eq_minus_one", """def kern(x):
+    c = 0
+    for i in range(x.shape[0]):
+        if x[i] == -1:
+            c += 1
+        if x[i] != -1:
+            c += 10
+    return c
+""", lambda: (np.array([255, 0, 1], np.uint8),))
+case("s36_u64_vs_i64_compare", """def kern(a, b, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] > b[i]
+""", lambda: (np.array([2**63, 1, 0, 2**64 - 1], np.uint64), np.array([-1, -2, 0, 5], np.int64),
+             np.zeros(4, np.bool_)))
+case("s36_u64_vs_i64_numpy", """def kern(a, b):
+    return a > b, np.maximum(a, b), a == b
+""", lambda: (np.array([2**63, 1, 0, 2**64 - 1], np.uint64), np.array([-1, -2, 0, -1], np.int64)))
+case("s36_builtin_max_u64_i64", """def kern(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += max(a[i], b[i])
+    return s
+""", lambda: (np.array([2**63, 1, 0, 7], np.uint64), np.array([-1, -2, 0, 9], np.int64)))
+case("s36_f32_plus_huge_pyfloat", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] + 1e300
+    return x[0] * 1e-50
+""", lambda: (np.ones(3, np.float32), np.zeros(3, np.float64)))
+case("s36_tuple_index_negative", """def kern(x):
+    s = 0.0
+    t = (x[0], x[1], 2)
+    for i in range(x.shape[0]):
+        s += t[i % 3 - 3] * x[i]
+    return s
+""", lambda: (f64(8),))
+case("s36_tuple_loop_mixed", """def kern(x):
+    s = 0
+    for i in range(x.shape[0]):
+        for c in (1, -2, 3):
+            s += c * x[i]
+    return s
+""", lambda: (np.arange(5, dtype=np.int8) * 20,))
+case("s36_helper_if_tuple", """def kern(x, k):
+    s = 0.0
+    for i in range(x.shape[0]):
+        a, b = helper(x[i], k)
+        s += a * b
+    return s
+
+def helper(v, k):
+    if v > k:
+        a = v - k
+        b = 1
+    else:
+        a = k - v
+        b = -1
+    return a, b
+""", lambda: ((np.arange(6) - 3) if CALL % 2 else f64(6), 1 if CALL < 3 else 0.5))
+case("s36_ping_pong_same_buffers", """def kern(a, b, T):
+    for t in range(T):
+        for i in range(1, a.shape[0] - 1):
+            b[i] = (a[i - 1] + a[i + 1]) * 0.5
+        a, b = b, a
+    return a
+""", lambda: (f64(20), np.zeros(20), 3 if CALL % 2 else 4))
+case("s36_complex_into_float_raises", """def kern(z, out):
+    for i in range(z.shape[0]):
+        out[i] = z[i].real + z[i].imag
+    return z.sum().imag
+""", lambda: (np.array([1 + 2j, 3 - 1j]), np.zeros(2, np.float32)))
+case("s36_bool_from_nan_f32", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i]
+""", lambda: (np.array([np.nan, 0.0, -0.0, 1e-45, np.inf], np.float32), np.zeros(5, np.bool_)))
+case("s36_np_scalar_store_wraps_uint8", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 3
+""", lambda: (np.array([100, -5, 300, 7], np.int64), np.zeros(4, np.uint8)))
+
+
+case("s36_ravel_fortran", """def kern(A):
+    r = A.ravel()
+    return r[:5] * 2.0, A.reshape(-1)[3], A.T.ravel()[:4]
+""", lambda: (np.asfortranarray(f64(4, 3)),))
+case("s36_round_int_neg_decimals", """def kern(x, y):
+    return np.round(x, -1), np.round(y, 1), np.round(y)
+""", lambda: (np.array([15, 25, -15, 35, 4], np.int64), np.array([0.25, 0.35, -2.5, 3.5, 1.05])))
+case("s36_clip_lo_gt_hi", """def kern(x):
+    return np.clip(x, 0.5, -0.5)
+""", lambda: (f64(6),))
+case("s36_sign_edges", """def kern(x):
+    return np.sign(x), np.signbit(x)
+""", lambda: (np.array([np.nan, -0.0, 0.0, -np.inf, 3.0]),))
+case("s36_builtin_round_loop", """def kern(x, out):
+    s = 0
+    for i in range(x.shape[0]):
+        s += round(x[i])
+        out[i] = math.floor(x[i]) + math.ceil(x[i])
+    return s
+""", lambda: (np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999], np.float32), np.zeros(6, np.int64)))
+case("s36_bool_invert_loop", """def kern(b, u, out, out2):
+    for i in range(b.shape[0]):
+        out[i] = ~b[i]
+        out2[i] = ~u[i]
+""", lambda: (R.random(5) > 0.5, np.arange(5, dtype=np.uint8), np.zeros(5, np.bool_), np.zeros(5, np.uint8)))
+case("s36_float32_mean", """def kern(x):
+    return x.mean(), x.sum(axis=0), np.mean(x, axis=1)
+""", lambda: (R.standard_normal((5, 7)).astype(np.float32),), tol=1e-5)
+case("s36_matmul_mixed", """def kern(A, x):
+    return A @ x, x @ A.T.T[:x.shape[0]]
+""", lambda: (R.standard_normal((4, 4)).astype(np.float32), f64(4)), tol=1e-5)
+case("s36_fancy_negative", """def kern(A):
+    return A[[0, -1]], A[:, [-1, 0, 1]].sum(axis=0)
+""", lambda: (f64(3, 4),))
+case("s36_mask_all_false_mean", """def kern(x):
+    m = x > 100.0
+    return x[m].sum(), x[m].shape[0]
+""", lambda: (f64(6),))
+case("s36_keepdims_broadcast", """def kern(A):
+    return A - A.sum(axis=-1, keepdims=True), A[:, None, 0] - A[None, :, 0]
+""", lambda: (f64(3, 4),))
+case("s36_divmod_floats", """def kern(x, y):
+    return x // y, x % y, np.fmod(x, y)
+""", lambda: (np.array([5.0, -5.0, 5.0, -0.0, np.inf, 3.0]), np.array([0.0, 3.0, -3.0, 2.0, 2.0, np.inf])))
+case("s36_int_pow_wraps", """def kern(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] ** 2 + x[i] ** 0.5
+""", lambda: (np.array([3, 12, 100], np.int8), np.zeros(3)))
+case("s36_argmax_2d_flat", """def kern(A):
+    return np.argmax(A), np.argmin(A, axis=0), A.argmax(axis=1)
+""", lambda: (np.array([[1, 5, 5], [7, 7, 0]], np.int16),))
+
+
+case("s36_kind_flag_select_on_element", """def kern(x, k, b):
+    t = 0.0
+    for i in range(x.shape[0]):
+        t = ((b[i] if x[0] else k[i]) + -2.5) if k[i] else t
+    return t
+""", lambda: (np.array([-2.0, np.nan, 0.0, -2.0]), np.array([2, 1, 0, 2]) * (CALL % 2), R.random(4) > 0.5))
+case("s36_kind_flag_or_keeps", """def kern(x):
+    m = -1
+    for i in range(x.shape[0]):
+        m = m or x[i]
+    t = 0
+    for i in range(x.shape[0]):
+        t = t and x[i] or t
+    return m, t
+""", lambda: (np.arange(-2, 3, dtype=np.int32) * CALL,))
+case("s36_split_local_choice_reads_itself", """def kern(x, k, c, o):
+    t = 1
+    if c > 0:
+        t = x[0]
+    t = x[1] if t else k[1]
+    o[0] = t
+    return t, (t or 1.5)
+""", lambda: (np.array([-0.5, 0.0, 3.0]) + (CALL == 3), np.array([0, 2, 1]), 1 - 2 * (CALL % 2), np.zeros(1)))
+
+
+
 def same(e, a, tol, label):
     """``a`` (the kernel's) is ``e`` (the plain function's): the same type, dtype and shape; integers,
     bools and other non-float values exactly (``assert_allclose`` compares them as float64, which
