@@ -404,6 +404,16 @@ def phase_chains() -> bool:
     return env_flag("POLYFUSE_PHASE_CHAINS", False)
 
 
+def mirror_epilogues() -> bool:
+    """``POLYFUSE_MIRROR_EPILOGUE``: a triangle of a product cut by rows (covariance's ``cov[i, j]``
+    for ``j >= i`` on ?syrk) followed by its mirror (``cov[j, i] = cov[i, j]`` over the same
+    triangle) runs as one chain where the rows run on polyfuse's threads: each member runs the
+    product on its rows, then the mirror of those rows (backends/cpu/chains.py ``_mirror``),
+    instead of the mirror as a phase of its own after the product, serially or on a team woken
+    again.  Read at compile time (part of the disk cache's key); 0 keeps the phases apart."""
+    return env_flag("POLYFUSE_MIRROR_EPILOGUE", True)
+
+
 def epilogue_chains() -> bool:
     """``POLYFUSE_EPILOGUE_CHAINS``: with ``POLYFUSE_PHASE_CHAINS`` off, a product cut by rows
     (``x @ W`` on polyfuse's threads, one BLAS thread each) and the parallel phases right after it
