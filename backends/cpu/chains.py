@@ -23,8 +23,10 @@ chain and why.
 
 A triangle of a product cut by rows (``Phase.row_weights``: covariance's ``cov[i, j]`` for ``j >=
 i`` on ?syrk) followed by its mirror (``cov[j, i] = cov[i, j]`` over the same triangle, tiled or
-not) chains too, as the product's epilogue (``POLYFUSE_MIRROR_EPILOGUE``, ``_mirror``): each
-member runs the product on its rows, then the mirror's tiles of those rows.  The mirror of row
+not) chains too, as the product's epilogue (``POLYFUSE_MIRROR_EPILOGUE``, ``_mirror``): the
+product's pieces of the rows, then the mirror's tiles of the same pieces (on the native team,
+which hands the first pieces to its members in order: each member's own rows again;
+backends/cpu/parallel.py ``_run_native_chain``).  The mirror of row
 ``i`` reads the product's row ``i`` and writes ``C[i, i]`` (row ``i`` again) and ``C[j, i]`` for
 ``j > i``: the other side of the diagonal, which the product never reads or writes.  Every element
 that the two phases both access is so accessed at the same row, and the row cut by the triangle's
@@ -84,8 +86,9 @@ def plan_chains(program: LoopProgram, phases, checked_at_run_time: bool, epilogu
             decisions.append(ChainDecision(
                 k, 2, ir.to_python(out[k].stop), tuple(sorted(_accesses(program, out[k])[1])),
                 f"a triangle of a product cut by rows ({out[k].row_weights}) and its mirror over the same rows "
-                f"(tiles of {out[k + 1].step}): each member runs the product on its rows, then their "
-                "mirror, which writes only their elements and the other side of the diagonal"))
+                f"(tiles of {out[k + 1].step}): the product's pieces of the rows (cut by the triangle's work, "
+                "rounded to the tiles), then the mirror's pieces of the same rows, each member's own again "
+                "(the mirror of a row writes only that row and the other side of the diagonal)"))
             k += 2
             continue
         length = 1
