@@ -404,6 +404,17 @@ def phase_chains() -> bool:
     return env_flag("POLYFUSE_PHASE_CHAINS", False)
 
 
+def mirror_epilogues() -> bool:
+    """``POLYFUSE_MIRROR_EPILOGUE``: a triangle of a product cut by rows (covariance's ``cov[i, j]``
+    for ``j >= i`` on ?syrk) followed by its mirror (``cov[j, i] = cov[i, j]`` over the same
+    triangle) runs as one chain where the rows run on polyfuse's threads: the product's pieces
+    of the rows (cut by the triangle's work), then the mirror's pieces of the same rows
+    (backends/cpu/chains.py ``_mirror``), instead of the mirror as a phase of its own after the
+    product, serially or on the team with its tiles cut evenly (the first half of the tiles
+    holds three quarters of an upper triangle's work).  Read at compile time (part of the disk cache's key); 0 keeps the phases apart."""
+    return env_flag("POLYFUSE_MIRROR_EPILOGUE", True)
+
+
 def epilogue_chains() -> bool:
     """``POLYFUSE_EPILOGUE_CHAINS``: with ``POLYFUSE_PHASE_CHAINS`` off, a product cut by rows
     (``x @ W`` on polyfuse's threads, one BLAS thread each) and the parallel phases right after it

@@ -320,9 +320,10 @@ def _ready_rows(kernel, workers: int) -> None:
     Otherwise the call's first run on the rows, one of its trials, paid for them (3mm at the bench
     size: 26.6 ms against 7.8 on one BLAS thread and 4.8 on the library's threads, load 8.5), cut
     the rows' trials short (a best run over twice another mode's) and left the rows to the checks,
-    which run beside OpenBLAS's spinning workers."""
+    which run beside OpenBLAS's spinning workers.  A chained phase after such a product (a
+    triangle's mirror, ``chains._mirror``) runs on the team with it: its address too."""
     for compiled in getattr(kernel, "phases", ()):
-        if compiled.phase.library:
+        if compiled.phase.library or compiled.phase.chained:
             _ready_team(kernel, compiled, workers)
     if any(compiled.phase.pair for compiled in getattr(kernel, "phases", ())):
         threads.run_team(lambda k: None, workers, lambda: None)
@@ -343,7 +344,7 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
     workers = min(threads.get_num_threads(), count)
     if count <= 1 or (head.index, count) in kernel.serial_sizes or workers <= 1:
         for compiled in chain:
-            run_parallel(kernel, compiled, args, values, count)
+            run_parallel(kernel, compiled, args, values, _own_count(compiled.phase, count, values))
         return
     blas = any(c.phase.blas_rows for c in chain)
     block = chain_block_rows(kernel, head, values, count, blas)
@@ -400,7 +401,7 @@ def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], co
             if compiled.phase.library:
                 compiled.function(*args, 0, count)
             else:
-                run_parallel(kernel, compiled, args, values, count)
+                run_parallel(kernel, compiled, args, values, _own_count(compiled.phase, count, values))
 
     modes = {"library": library, "serial": serial,
              "rows": lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, True)}
@@ -437,17 +438,62 @@ def chain_block_rows(kernel, head, values: dict[str, Any], count: int, blas: boo
 
 
 def _run_blocks(chain: list, args: list, first: int, last: int, block: int) -> None:
+    """Rows ``first:last`` of a chain, ``block`` rows at a time: each phase over its iterations
+    of those rows (a phase by ``step`` rows, a triangle's mirror's tiles: ``chains._mirror``,
+    from the first tile at or after the first row; the chain's cuts are multiples of its steps,
+    ``chain_bounds``)."""
     for start in range(first, last, block):
         stop = min(last, start + block)
         for compiled in chain:
-            compiled.function(*args, start, stop)
+            step = compiled.phase.step
+            compiled.function(*args, -(-start // step), -(-stop // step))
+
+
+def _run_native_chain(kernel, chain: list, args: list, count: int, workers: int) -> bool:
+    """Each phase of a chain without private arrays on the native team, one after another over
+    the chain's pieces (``chain_bounds``); False, having run nothing, where the team cannot take
+    the first (a later one it cannot take runs serially)."""
+    if any(c.phase.private or type(getattr(c, "address", None)) is not int for c in chain):
+        return False
+    pieces = phase_pieces(count, workers)
+    cuts = chain_bounds(chain, count, pieces)
+    with blas_on_one_thread():
+        for k, compiled in enumerate(chain):
+            step = compiled.phase.step
+            bounds = [-(-cut // step) for cut in cuts]
+            if not _native_pieces(kernel, compiled, [args] * pieces, bounds, workers):
+                if k == 0:
+                    return False
+                compiled.function(*args, bounds[0], bounds[-1])
+    return True
+
+
+def _own_count(phase, count: int, values: dict[str, Any]) -> int:
+    """The trip count of a chain's phase where the chain's rows are ``count``."""
+    return count if phase.step == 1 else trip_count(phase, values)
+
+
+def chain_bounds(chain: list, count: int, pieces: int) -> list[int]:
+    """The first row of each piece of a chain, and ``count`` last: the head's cut
+    (``chunk_bounds``: a triangle's rows by their work), each cut rounded to a multiple of the
+    chain's largest step (a mirror's tiles: rows of one tile in one piece)."""
+    step = max(compiled.phase.step for compiled in chain)
+    cuts = chunk_bounds(count, pieces, chain[0].phase.row_weights)
+    if step > 1:
+        cuts = [0] + [min(count, step * round(cut / step)) for cut in cuts[1:-1]] + [count]
+    return cuts
 
 
 def _run_chain_team(kernel, chain: list, args: list, values: dict[str, Any], count: int, workers: int,
                     block: int, blas: bool) -> None:
-    """``_run_chunks`` for a chain: each piece runs every phase, block by block."""
+    """``_run_chunks`` for a chain: each piece runs every phase, block by block.  A triangle and
+    its mirror (``chains._mirror``) on the native team: the product's pieces, then the mirror's
+    over the same rows (the team hands the first pieces to its members in order: each member's
+    own rows again, from its caches)."""
+    if NATIVE_TEAM and chain[0].phase.row_weights and _run_native_chain(kernel, chain, args, count, workers):
+        return
     pieces = Pieces(phase_pieces(count, workers))
-    bounds = [count * k // pieces.count for k in range(pieces.count + 1)]
+    bounds = chain_bounds(chain, count, pieces.count)
 
     def member(member_args: list, buffers: list) -> None:  # buffers: the private ones, kept alive
         while (k := pieces.take()) is not None:

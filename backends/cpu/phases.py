@@ -43,6 +43,7 @@ from polyfuse.options import (
     blas_stack_chunks,
     epilogue_chains,
     join_phases,
+    mirror_epilogues,
     overlap_rows,
     phase_chains,
     product_pairs,
@@ -216,12 +217,14 @@ def join_regions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase
 def plan_chains(program: LoopProgram, phases: tuple[Phase, ...]):
     """``phases`` with their chains marked, and the chain decisions: every chain with
     ``POLYFUSE_PHASE_CHAINS=1``; else a product cut by rows and its epilogue with
-    ``POLYFUSE_EPILOGUE_CHAINS`` (default on); else none."""
+    ``POLYFUSE_EPILOGUE_CHAINS`` (default on); else none.  A triangle's product and its mirror
+    with ``POLYFUSE_MIRROR_EPILOGUE`` (default on) and either of those."""
     from polyfuse.backends.cpu.chains import plan_chains as chains
 
     if not (phase_chains() or epilogue_chains()):
         return phases, ()
-    return chains(program, phases, any(map(_checked_at_run_time, program.statements)), epilogue=not phase_chains())
+    return chains(program, phases, any(map(_checked_at_run_time, program.statements)), epilogue=not phase_chains(),
+                  mirrors=mirror_epilogues())
 
 
 def join_serial(program: LoopProgram, phases: list[Phase]) -> tuple[Phase, ...]:

@@ -107,6 +107,7 @@ def cpu_key() -> str:
         mask_moves_guard,
         math_chains,
         math_loop_interleave,
+        mirror_epilogues,
         narrow_gemm,
         one_row_copy,
         overlap_rows,
@@ -144,6 +145,7 @@ def cpu_key() -> str:
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     chunks += "" if stack_row_gemm() else " stack-gemm"
+    chunks += "" if mirror_epilogues() else " no-mirror-epilogue"
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
     lsr += " product-twins" if product_twins() else ""
     lsr += "" if tiled_wide() else " tiled-narrow"

@@ -221,3 +221,58 @@ def test_a_triangle_stays_out_of_phase_chains(monkeypatch, forced):
     phases = k.compile(*base).backend.artifact.phases
     assert [p.row_weights for p in phases if p.blas_rows] == ["upper"]
     assert not any(p.chain or p.chained for p in phases if p.row_weights)
+
+
+def mirrored_upper(m, n, data, cov):
+    """covariance's product and mirror: the upper triangle, then each element to its transpose."""
+    for i in range(m):
+        for j in range(i, m):
+            cov[i, j] = 0.0
+            for k in range(n):
+                cov[i, j] += data[k, i] * data[k, j]
+            cov[j, i] = cov[i, j]
+
+
+def mirrored_lower(m, n, A, C):
+    """The lower triangle (added to), then mirrored above the diagonal."""
+    for i in range(m):
+        for k in range(n):
+            for j in range(i + 1):
+                C[i, j] += A[i, k] * A[j, k]
+    for i in range(m):
+        for j in range(i + 1):
+            C[j, i] = C[i, j]
+
+
+def mirrored_strict(m, n, data, corr):
+    """correlation's: above the diagonal, then mirrored (the product one row larger on ?syrk)."""
+    for i in range(m - 1):
+        for j in range(i + 1, m):
+            corr[i, j] = 0.0
+            for k in range(n):
+                corr[i, j] += data[k, i] * data[k, j]
+            corr[j, i] = corr[i, j]
+
+
+@pytest.mark.parametrize("function, threads_count, m, n, chained", [
+    (mirrored_upper, 2, 150, 90, True), (mirrored_lower, 3, 131, 70, True), (mirrored_strict, 2, 70, 40, False)])
+def test_mirror_as_the_triangles_epilogue(monkeypatch, forced, function, threads_count, m, n, chained):
+    """A triangle cut by rows and its mirror (backends/cpu/chains.py ``_mirror``,
+    ``POLYFUSE_MIRROR_EPILOGUE``): one chain, each member's rows, then their mirror (the cut a
+    multiple of the mirror's tiles); a strict triangle (on ?syrk one row larger) keeps them apart."""
+    monkeypatch.setenv("POLYFUSE_MIRROR_EPILOGUE", "1")
+    fresh = _args(upper if function is not mirrored_lower else lower, m, n, False)
+    base = fresh()
+    base = base if function is not mirrored_lower else (m, n, *base[3:])
+    k = polyfuse.kernel(function, cache=False)
+    threads.set_num_threads(threads_count)
+    for _ in range(3):  # the first call is the measuring (serial) one
+        got, expected = list(base), list(base)
+        got[-1], expected[-1] = base[-1].copy(), base[-1].copy()
+        function(*expected)
+        k(*got)
+        np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-12, atol=1e-12)
+    backend = k.compile(*base).backend
+    (product,) = [p for p in backend.artifact.phases if p.blas_rows]
+    assert (product.chain == 2) is chained, backend.artifact.phases
+    assert backend.phase_runs.get(product.index, 0) >= 1, backend.phase_runs
