@@ -191,8 +191,8 @@ def guarded_checks() -> bool:
     their four) branches on the guard first and computes its operand and its own test only where the
     guard holds (backends/cpu/llvm_exprs.py ``ExprEmitter._Check``).  Default on: ``y_int32[i] =
     x_float64[i] + n`` with branching checks (a nest that reads what it writes, or
-    ``POLYFUSE_VECTOR_CHECKS=0``) ~3.2 -> ~1.x ms at 2^20 elements (docs/performance.md, session 36
-    ov48); 0: each check's own test branches (ov47's form)."""
+    ``POLYFUSE_VECTOR_CHECKS=0``) 3.2 -> 1.8 ms at 2^20 elements, one thread (fe08657 2.4;
+    docs/performance.md, session 36 ov48); 0: each check's own test branches (ov47's form)."""
     return env_flag("POLYFUSE_GUARDED_CHECKS", True)
 
 
