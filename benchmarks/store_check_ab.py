@@ -16,6 +16,9 @@ twice): ``y_int8[i] = y_int8[i] + x_int64[i]`` in place (x zero, so y keeps its 
 cast first (``np.int8(...)``: NumPy's cast wraps, nothing checked).  Then float to integer casts,
 which give NumPy's x86-64 value out of range since ov47 (a compare and a select per element): the
 NumPy suite's ``quantize_int8`` (2^20 elements) and ``y_int32[:] = x_float64``.
+
+Session 36 (ov48): ``in_place`` of a float64 ``x`` into an int32 ``y`` (the float checks, which branch
+there; ``POLYFUSE_GUARDED_CHECKS`` tests their guard first), A/B by that knob in one worktree.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ def main() -> None:
     zero, y8 = np.zeros(N, np.int64), np.arange(N).astype(np.int8)
     reads = {"in-place": in_place, "in-place cast": in_place_cast, "carried": running, "carried cast": running_cast}
     print(" ".join(f"{name} {measure(polyfuse.kernel(fn), zero, y8):.0f}us" for name, fn in reads.items()))
+    float_zero, y32 = np.zeros(N), np.arange(N).astype(np.int32)  # the float checks, branching (ov48)
+    print(f"in-place float64->int32 {measure(polyfuse.kernel(in_place), float_zero, y32):.0f}us")
     floats = np.random.default_rng(0).standard_normal(N)
     casts = {"quantize_int8": (polyfuse.kernel(quantize_int8), floats, 0.02),
              "float64->int32 cast": (polyfuse.kernel(cast_all), floats * 1000, np.zeros(N, np.int32))}

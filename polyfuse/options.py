@@ -185,6 +185,17 @@ def vector_checks() -> bool:
     return env_flag("POLYFUSE_VECTOR_CHECKS", True)
 
 
+def guarded_checks() -> bool:
+    """``POLYFUSE_GUARDED_CHECKS``: a check that branches where it runs and has a guard (ir.Check.
+    guard, a cheaper test that holds wherever it fails: the float store checks' one range test for
+    their four) branches on the guard first and computes its operand and its own test only where the
+    guard holds (backends/cpu/llvm_exprs.py ``ExprEmitter._Check``).  Default on: ``y_int32[i] =
+    x_float64[i] + n`` with branching checks (a nest that reads what it writes, or
+    ``POLYFUSE_VECTOR_CHECKS=0``) 3.2 -> 1.8 ms at 2^20 elements, one thread (fe08657 2.4;
+    docs/performance.md, session 36 ov48); 0: each check's own test branches (ov47's form)."""
+    return env_flag("POLYFUSE_GUARDED_CHECKS", True)
+
+
 def tiled_frozen_ivs() -> bool:
     """``POLYFUSE_TILED_FROZEN_IVS``: in the functions of time-tiled nests, each loop at least
     ``FROZEN_IV_DEPTH`` (5) loops deep reads the variables of the loops around it through LLVM's

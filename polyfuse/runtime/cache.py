@@ -99,6 +99,7 @@ def cpu_key() -> str:
         epilogue_chains,
         first_violation,
         gemv_row_loops,
+        guarded_checks,
         integer_checks,
         jit_small_code,
         join_phases,
@@ -157,6 +158,7 @@ def cpu_key() -> str:
     lsr += "" if rare_loops() else " rare-loops-optimised"
     lsr += "" if tiled_frozen_ivs() else " tiled-recurrences"
     lsr += "" if vector_checks() else " checks-branch"
+    lsr += "" if guarded_checks() else " checks-unguarded"
     lsr += "" if carried_loads_guarded() or not carried_loads_enabled() else " carried-selects"
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""
