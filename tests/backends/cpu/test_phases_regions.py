@@ -133,3 +133,16 @@ def test_serial_nodes_stay_apart_where_a_subscript_is_checked_at_run_time():
     checked = replace(prog.statements[0], value=ir.Load("A", (gather,), "float64"))
     prog = replace(prog, statements=(checked, prog.statements[1]))
     assert len(plan_phases(prog)) == 2
+
+
+def test_a_value_check_keeps_phases_apart_only_where_an_argument_is_written():
+    """A value check (ir.Check: an assert, OverflowError, ZeroDivisionError) raises after the
+    phase that met it; later phases may run first where they write only the kernel's own arrays
+    (the caller never sees them when the error is raised), not where they write an argument."""
+    check = ir.Check(ir.Load("B", (), "int64"), ir.int_const(1), "", 0, error="ZeroDivisionError")
+    for written, apart in (("T", False), ("A", True)):
+        prog = program(Block((call("S0"), call("S1"))), {"S0": ("T", ()), "S1": (written, ())}, local_arrays=("T",))
+        checked = replace(prog.statements[0], value=ir.BinOp("+", ir.Const(1.0, "float64"), ir.Cast(check, "float64"),
+                                                            "float64"))
+        prog = replace(prog, statements=(checked, prog.statements[1]))
+        assert (len(plan_phases(prog)) == 2) is apart, written
