@@ -75,18 +75,34 @@ def flag_operands(choice: ast.expr, target: ast.Name, flagged: frozenset[str]) -
             if isinstance(leaf, ast.Name) and leaf.id in flagged and leaf.id != target.id}
 
 
+def choice_kinds(expressions, target: ast.Name, choice: ast.expr, flagged: frozenset[str]) -> set[int]:
+    """The kinds (0 a NumPy scalar, 1 to 4 a Python int, float, bool, complex) of the operands of
+    ``target = choice`` other than ``target`` and flagged locals (whose kinds their own flags
+    give): ``t = x[i] + 1 if x[i] > 5 else 3.0`` and ``t = max(3.0, x[i])`` give a NumPy scalar
+    or the Python float as the branch decides, though the converted value is NumPy's (fe47)."""
+    kinds = set()
+    for leaf in _choice_leaves(choice):
+        if isinstance(leaf, ast.Name) and (leaf.id == target.id or leaf.id in flagged):
+            continue
+        value = expressions.convert(leaf)
+        kinds.add(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)))
+    return kinds
+
+
 def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, flagged: frozenset[str]) -> bool:
     """Whether the strength flag of ``target = value`` depends on the branch Python takes: a
     choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
-    x[i]``), or that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
-    ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it)."""
+    x[i]``), that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
+    ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it), or of a flagged
+    ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``)."""
     choice = choice_of(node)
     if choice is None:
         return False
     if expressions.split_of(value) is not None:
         return True
-    return target.id in flagged and any(isinstance(leaf, ast.Name) and leaf.id == target.id
-                                        for leaf in _choice_leaves(choice))
+    return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id
+                                         for leaf in _choice_leaves(choice))
+                                     or len(choice_kinds(expressions, target, choice, flagged)) > 1)
 
 
 def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
@@ -150,6 +166,18 @@ def changed_flag(expressions, name: str, like: ast.AST) -> ir.Expr:
                      ir.Const(0, "int8", False), "int8", False)
 
 
+def inherited_flag(flags, inherited: tuple[int, tuple[str, ...]], like: ast.AST) -> ir.Expr:
+    """The kind of a value that is NumPy's where one of the flagged locals ``inherited[1]`` it
+    reads holds a NumPy scalar, else the Python kind ``inherited[0]`` (``Lifter.
+    kind_through_flags``), converted by ``flags`` (which records the reads of their flags)."""
+    kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
+    for name in inherited[1]:
+        own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), like))
+        strong = ir.Compare("==", own, ir.Const(0, "int8", False))
+        kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
+    return kind_of
+
+
 def _leaf_kind(value: ir.Expr) -> ir.Expr:
     return ir.Const(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)), "int8", False)
 
@@ -188,7 +216,18 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
             flag = _lift_scalar(lifter, node, ast.copy_location(ast.Name(STRONG + value.id, ast.Load()), value),
                                 scope, nodes)
             return dataclasses.replace(returned, strong_flag=flag.name)
-    return _lift_scalar(lifter, node, value, scope, nodes)
+    returned = _lift_scalar(lifter, node, value, scope, nodes)
+    if isinstance(value, ast.Name) or returned.strong_flag or returned.pytype in _PYTHON_KINDS:
+        return returned
+    inherited = lifter.kind_through_flags(value, scope)  # return m * 0.1: Python's float where m is one
+    if inherited is None:
+        return returned
+    expressions = lifter.expressions(scope)
+    kind = _store_result(lifter, node, value, inherited_flag(expressions, inherited, value), scope, nodes, expressions)
+    return dataclasses.replace(returned, strong_flag=kind)
+
+
+_PYTHON_KINDS = ("int", "float", "pybool", "complex")  # Returned.pytype of a weak value
 
 
 def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -> Returned:
