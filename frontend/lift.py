@@ -77,15 +77,19 @@ from .opaque import (
 from .returns import (
     SAVED,
     STRONG,
+    Inherited,
+    KindChoice,
     changed_flag,
     choice_kinds,
     choice_of,
     flag_operands,
     inherited_flag,
+    inherited_names,
     kind_choice,
     kind_varies,
     lift_return,
     monotone_op,
+    pushed_choice,
     weak_kind,
 )
 from .rewrite import rewrite
@@ -470,7 +474,7 @@ class Lifter:
         inherited = None if chosen else self._inherited_kind(node, target, value, scope)
         chosen = chosen or inherited is not None
         if inherited is not None:  # (the target's own flag: as before, see in_place_flags)
-            self.flag_reads.update(n for n in inherited[1] if n != getattr(target, "id", None))
+            self.flag_reads.update(n for n in inherited_names(inherited) if n != getattr(target, "id", None))
         elif chosen:  # kind_choice reads the flags of the other flagged locals chosen between
             assert isinstance(target, ast.Name)
             choice = choice_of(node)
@@ -501,7 +505,7 @@ class Lifter:
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
     def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
-                        scope: Scope) -> tuple[int, tuple[str, ...]] | None:
+                        scope: Scope) -> Inherited | None:
         """Where ``name = value`` of a flagged local gives a NumPy scalar only through flagged
         locals it reads (``s = s + 0.3``, ``s *= 2``, ``s += t * 0.1`` of a flagged ``t``: a
         Python number where each of them holds one, NumPy's where one of them holds NumPy's), the
@@ -514,10 +518,22 @@ class Lifter:
             ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op, node.value), node)
         return self.kind_through_flags(expr, scope, target.id)
 
-    def kind_through_flags(self, expr: ast.expr, scope: Scope,
-                           own: str | None = None) -> tuple[int, tuple[str, ...]] | None:
+    def kind_through_flags(self, expr: ast.expr, scope: Scope, own: str | None = None) -> Inherited | None:
         """``_inherited_kind`` of the value ``expr`` (``own``: the local it is assigned to), or of
-        a returned expression (``return m * 0.1`` of a flagged ``m``: ``returns._lift_value``)."""
+        a returned expression (``return m * 0.1`` of a flagged ``m``: ``returns._lift_value``).
+        A value that reads a choice (``s += x[i] if x[i] > 0 else 0.0``: Python's float where
+        every ``x[i]`` was negative) has each branch's kind (``pushed_choice``, up to 4 choices)."""
+        kind = self._kind_through(expr, scope, own, 4)
+        return None if kind is None or kind == (0, ()) else kind
+
+    def _kind_through(self, expr: ast.expr, scope: Scope, own: str | None, choices: int) -> Inherited | None:
+        pushed = pushed_choice(expr) if choices else None
+        if pushed is not None:
+            test, then, otherwise = pushed
+            kinds = [self._kind_through(branch, scope, own, choices - 1) for branch in (then, otherwise)]
+            if kinds[0] is None or kinds[1] is None:
+                return None
+            return kinds[0] if kinds[0] == kinds[1] else KindChoice(test, kinds[0], kinds[1])
         names = sorted({n.id for n in walk(expr) if isinstance(n, ast.Name) and n.id in self.flagged})
         weak: dict[str, int | float | bool | complex] = {}
         for name in names:
@@ -526,8 +542,6 @@ class Lifter:
                 return None
             kind = self._python_kind(name) if name != own else None  # (t = 3 of a float t: 0)
             weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}["ifbc"[kind - 1] if kind else np.dtype(t.dtype).kind]
-        if not names:
-            return None
 
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):
@@ -538,8 +552,8 @@ class Lifter:
             converted = self.expressions(scope).convert(alternative)
         except UnsupportedError:
             return None
-        if not converted.weak:
-            return None
+        if not converted.weak or not choices and pushed_choice(expr) is not None:
+            return (0, ())  # (NumPy's on every path, or not followed further)
         return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:

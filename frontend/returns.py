@@ -13,6 +13,7 @@ Only a final top-level ``return`` reaches here (the subset checker refuses the o
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 
 import numpy as np
@@ -166,10 +167,54 @@ def changed_flag(expressions, name: str, like: ast.AST) -> ir.Expr:
                      ir.Const(0, "int8", False), "int8", False)
 
 
-def inherited_flag(flags, inherited: tuple[int, tuple[str, ...]], like: ast.AST) -> ir.Expr:
+@dataclasses.dataclass(frozen=True)
+class KindChoice:
+    """The kind of a value that reads a choice (``s + (x[i] if x[i] > 0 else 0.0)``): ``then``'s
+    where Python's truth of ``test`` holds, else ``otherwise``'s (``pushed_choice``)."""
+    test: ast.expr
+    then: Inherited
+    otherwise: Inherited
+
+
+# a value's kind: the Python kind where the flagged locals read hold Python numbers, and those
+# locals (``(0, ())``: NumPy's on every path), or a choice between two such kinds
+Inherited = tuple[int, tuple[str, ...]] | KindChoice
+
+
+def inherited_names(inherited: Inherited) -> set[str]:
+    if isinstance(inherited, KindChoice):
+        return inherited_names(inherited.then) | inherited_names(inherited.otherwise)
+    return set(inherited[1])
+
+
+def pushed_choice(expr: ast.expr) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+    """``(test, then, otherwise)`` where ``expr`` reads a choice (``a if c else b``, ``max(a, b)``
+    as ``b if b > a else a``, ``a or b``): ``expr`` with the choice replaced by the operand Python
+    picks where ``test`` holds, and by the other; None where it reads none."""
+    for node in walk(expr):
+        choice = bool_op_choice(node) if isinstance(node, ast.BoolOp) else node
+        if isinstance(choice, ast.IfExp):
+            test, then, otherwise = choice.test, choice.body, choice.orelse
+        elif isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
+            assert isinstance(choice.func, ast.Name)
+            first: ast.expr = choice.args[0] if len(choice.args) == 2 else \
+                ast.copy_location(ast.Call(choice.func, choice.args[:-1], []), choice)
+            then = choice.args[-1]  # max(a, b) is b where b > a (Python keeps the first of equals)
+            op = ast.Lt() if choice.func.id == "min" else ast.Gt()
+            test, otherwise = ast.copy_location(ast.Compare(then, [op], [first]), choice), first
+        else:
+            continue
+        return test, copy.deepcopy(expr, {id(node): then}), copy.deepcopy(expr, {id(node): otherwise})
+    return None
+
+
+def inherited_flag(flags, inherited: Inherited, like: ast.AST) -> ir.Expr:
     """The kind of a value that is NumPy's where one of the flagged locals ``inherited[1]`` it
     reads holds a NumPy scalar, else the Python kind ``inherited[0]`` (``Lifter.
     kind_through_flags``), converted by ``flags`` (which records the reads of their flags)."""
+    if isinstance(inherited, KindChoice):  # Python's truth of the test: k[i] is k[i] != 0
+        return _select(flags.truth(flags.convert(inherited.test)), inherited_flag(flags, inherited.then, like),
+                       inherited_flag(flags, inherited.otherwise, like))
     kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
     for name in inherited[1]:
         own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), like))
@@ -217,11 +262,11 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
                                 scope, nodes)
             return dataclasses.replace(returned, strong_flag=flag.name)
     returned = _lift_scalar(lifter, node, value, scope, nodes)
-    if isinstance(value, ast.Name) or returned.strong_flag or returned.pytype in _PYTHON_KINDS:
+    if isinstance(value, ast.Name) or returned.strong_types or returned.pytype in _PYTHON_KINDS:
         return returned
     inherited = lifter.kind_through_flags(value, scope)  # return m * 0.1: Python's float where m is one
-    if inherited is None:
-        return returned
+    if inherited is None or returned.strong_flag and not inherited_names(inherited):
+        return returned  # (a split's own flag: _lift_split, whose leaves' kinds know no flagged local)
     expressions = lifter.expressions(scope)
     kind = _store_result(lifter, node, value, inherited_flag(expressions, inherited, value), scope, nodes, expressions)
     return dataclasses.replace(returned, strong_flag=kind)
