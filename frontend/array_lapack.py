@@ -475,7 +475,7 @@ def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
     every path)."""
     name = lw.fresh(stem)
     zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
-    lw.allocations.append(ast.Assign([ast.Name(name, ast.Store())], zero))
+    lw.allocate_at_top(ast.Assign([ast.Name(name, ast.Store())], zero))
     lw.note_scalar(name, VType(dtype, False))
     return name
 

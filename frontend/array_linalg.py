@@ -783,7 +783,7 @@ def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
     sits inside an if whose condition reads data (which keeps a local's old value where false)."""
     acc = lw.fresh("mm")
     zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
-    lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
+    lw.allocate_at_top(ast.Assign([ast.Name(acc, ast.Store())], zero))
     lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
     lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign(
         [ast.Name(acc, ast.Store())], reassociable(ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k))))]))
@@ -799,7 +799,7 @@ def _scalar_count(lw: Lowering, sums: tuple[Sym, ...], plain) -> View:
     few hundred elements (``POLYFUSE_INTEGER_CHECKS``)."""
     acc = lw.fresh("mm")
     zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()), [ast.Constant(0)], [])
-    lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
+    lw.allocate_at_top(ast.Assign([ast.Name(acc, ast.Store())], zero))
     lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
     lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign([ast.Name(acc, ast.Store())], ast.BinOp(
         ast.Name(acc, ast.Load()), ast.Add(), ast.IfExp(plain(k), ast.Constant(0), ast.Constant(1))))]))

@@ -1998,7 +1998,14 @@ class Lowering:
         shape = ast.Tuple(dims, ast.Load())
         call = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "empty", ast.Load()), [shape],
                         [ast.keyword("dtype", ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()))])
-        self.allocations.append(ast.Assign([ast.Name(array, ast.Store())], call))
+        self.allocate_at_top(ast.Assign([ast.Name(array, ast.Store())], call))
+
+    def allocate_at_top(self, stmt: ast.stmt) -> None:
+        """``stmt`` among the allocations at the top of the body, located at the statement being
+        lowered, so that a refusal of it names that statement (fe48: the def line before)."""
+        here = self.here
+        _locate(stmt, here if isinstance(here, (ast.stmt, ast.expr)) else self.source.tree)
+        self.allocations.append(stmt)
 
     def scalar_assign(self, name: str, value: ast.expr | str, vtype: VType) -> ast.Assign:
         """``name = value`` (Python text or an AST) for a scalar local of ``vtype`` the lowering adds."""
@@ -6404,8 +6411,8 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return LoweredArrays(source, element_stores=tuple(lowering.element_stores))
-    for node in lowering.allocations:
-        _locate(node, source.tree)
+    for node in lowering.allocations:  # (each at its statement: Lowering.allocate_at_top; a resized shape's too)
+        _locate(node, node if hasattr(node, "lineno") else source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)
     # the same size on both sides holds (a float argument's int(xn) twice is no affine condition to check)
     lowering.assumed = [e for e in lowering.assumed if not (isinstance(e, ast.Compare) and len(e.ops) == 1

@@ -77,13 +77,19 @@ from .opaque import (
 from .returns import (
     SAVED,
     STRONG,
+    Inherited,
+    KindChoice,
     changed_flag,
+    choice_kinds,
     choice_of,
     flag_operands,
+    inherited_flag,
+    inherited_names,
     kind_choice,
     kind_varies,
     lift_return,
     monotone_op,
+    pushed_choice,
     weak_kind,
 )
 from .rewrite import rewrite
@@ -422,8 +428,12 @@ class Lifter:
                 if reads and lifter.split_of(value) is not None:
                     return self._versions_through_temporaries(node, names, parts, scope, lifter)
                 return [self.add_statement(node, name, part, scope, lifter) for name, part in zip(names, parts)]
+        choice = choice_of(node)
+        if isinstance(target, ast.Name) and choice is not None:  # each operand's kind (choice_kinds)
+            kinds = choice_kinds(self.expressions(scope), target, choice, self.flagged)
+            self.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, target, value, scope, lifter)
-        if flag and choice_of(node) is not None:  # the flag's test reads the value before the write
+        if flag and choice is not None:  # the flag's test reads the value before the write
             return flag + [self.add_statement(node, target, value, scope, lifter)]
         return [self.add_statement(node, target, value, scope, lifter)] + flag
 
@@ -464,7 +474,7 @@ class Lifter:
         inherited = None if chosen else self._inherited_kind(node, target, value, scope)
         chosen = chosen or inherited is not None
         if inherited is not None:  # (the target's own flag: as before, see in_place_flags)
-            self.flag_reads.update(n for n in inherited[1] if n != getattr(target, "id", None))
+            self.flag_reads.update(n for n in inherited_names(inherited) if n != getattr(target, "id", None))
         elif chosen:  # kind_choice reads the flags of the other flagged locals chosen between
             assert isinstance(target, ast.Name)
             choice = choice_of(node)
@@ -487,12 +497,7 @@ class Lifter:
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if inherited is not None:  # s = s + 0.3: NumPy's where s (or a t read) was NumPy's, else Python's
             flags = self.expressions(scope)
-            kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
-            for name in inherited[1]:
-                own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), target))
-                strong = ir.Compare("==", own, ir.Const(0, "int8", False))
-                kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
-            return [self.add_statement(node, flag, kind_of, scope, flags)]
+            return [self.add_statement(node, flag, inherited_flag(flags, inherited, target), scope, flags)]
         if chosen:  # the choice again, converted by the flag's own lifter (which records its reads)
             assert isinstance(target, ast.Name)
             flags = self.expressions(scope)
@@ -500,7 +505,7 @@ class Lifter:
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
     def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
-                        scope: Scope) -> tuple[int, tuple[str, ...]] | None:
+                        scope: Scope) -> Inherited | None:
         """Where ``name = value`` of a flagged local gives a NumPy scalar only through flagged
         locals it reads (``s = s + 0.3``, ``s *= 2``, ``s += t * 0.1`` of a flagged ``t``: a
         Python number where each of them holds one, NumPy's where one of them holds NumPy's), the
@@ -511,16 +516,32 @@ class Lifter:
             return None
         expr: ast.expr = node.value if isinstance(node, ast.Assign) else \
             ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op, node.value), node)
+        return self.kind_through_flags(expr, scope, target.id)
+
+    def kind_through_flags(self, expr: ast.expr, scope: Scope, own: str | None = None) -> Inherited | None:
+        """``_inherited_kind`` of the value ``expr`` (``own``: the local it is assigned to), or of
+        a returned expression (``return m * 0.1`` of a flagged ``m``: ``returns._lift_value``).
+        A value that reads a choice (``s += x[i] if x[i] > 0 else 0.0``: Python's float where
+        every ``x[i]`` was negative) has each branch's kind (``pushed_choice``, up to 4 choices)."""
+        kind = self._kind_through(expr, scope, own, 4)
+        return None if kind is None or kind == (0, ()) else kind
+
+    def _kind_through(self, expr: ast.expr, scope: Scope, own: str | None, choices: int) -> Inherited | None:
+        pushed = pushed_choice(expr) if choices else None
+        if pushed is not None:
+            test, then, otherwise = pushed
+            kinds = [self._kind_through(branch, scope, own, choices - 1) for branch in (then, otherwise)]
+            if kinds[0] is None or kinds[1] is None:
+                return None
+            return kinds[0] if kinds[0] == kinds[1] else KindChoice(test, kinds[0], kinds[1])
         names = sorted({n.id for n in walk(expr) if isinstance(n, ast.Name) and n.id in self.flagged})
         weak: dict[str, int | float | bool | complex] = {}
         for name in names:
             t = self.scalar_type(name)
             if t is None or np.dtype(t.dtype).kind not in "ifbc":
                 return None
-            kind = self._python_kind(name) if name != target.id else None  # (t = 3 of a float t: 0)
+            kind = self._python_kind(name) if name != own else None  # (t = 3 of a float t: 0)
             weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}["ifbc"[kind - 1] if kind else np.dtype(t.dtype).kind]
-        if not names:
-            return None
 
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):
@@ -531,8 +552,8 @@ class Lifter:
             converted = self.expressions(scope).convert(alternative)
         except UnsupportedError:
             return None
-        if not converted.weak:
-            return None
+        if not converted.weak or not choices and pushed_choice(expr) is not None:
+            return (0, ())  # (NumPy's on every path, or not followed further)
         return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
@@ -545,6 +566,7 @@ class Lifter:
         ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
         so that ``s`` keeps Python's kind while every ``t`` was a Python float (``_inherited_kind``)."""
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
+        mixed |= {n for n in self.returned_reads(source) if self._mixed(n) and self._python_kind(n) is not None}
         weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
         grown = True
         while grown:  # u = t * 2.0 of such a t: a Python float where t is one
@@ -725,6 +747,14 @@ class Lifter:
         value = final.value if isinstance(final, ast.Return) else None
         return frozenset(e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value])
                          if isinstance(e, ast.Name))
+
+    def returned_reads(self, source: KernelSource) -> frozenset[str]:
+        """The names the final return's items other than a bare name read (``m`` of ``return m *
+        0.1``): the item's kind follows their flags (``kind_through_flags``)."""
+        final = source.tree.body[-1] if source.tree.body else None
+        value = final.value if isinstance(final, ast.Return) else None
+        return frozenset(n for e in (value.elts if isinstance(value, ast.Tuple) else [value])
+                         if e is not None and not isinstance(e, ast.Name) for n in read_names(e))
 
 
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:

@@ -13,6 +13,7 @@ Only a final top-level ``return`` reaches here (the subset checker refuses the o
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 
 import numpy as np
@@ -75,18 +76,34 @@ def flag_operands(choice: ast.expr, target: ast.Name, flagged: frozenset[str]) -
             if isinstance(leaf, ast.Name) and leaf.id in flagged and leaf.id != target.id}
 
 
+def choice_kinds(expressions, target: ast.Name, choice: ast.expr, flagged: frozenset[str]) -> set[int]:
+    """The kinds (0 a NumPy scalar, 1 to 4 a Python int, float, bool, complex) of the operands of
+    ``target = choice`` other than ``target`` and flagged locals (whose kinds their own flags
+    give): ``t = x[i] + 1 if x[i] > 5 else 3.0`` and ``t = max(3.0, x[i])`` give a NumPy scalar
+    or the Python float as the branch decides, though the converted value is NumPy's (fe47)."""
+    kinds = set()
+    for leaf in _choice_leaves(choice):
+        if isinstance(leaf, ast.Name) and (leaf.id == target.id or leaf.id in flagged):
+            continue
+        value = expressions.convert(leaf)
+        kinds.add(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)))
+    return kinds
+
+
 def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, flagged: frozenset[str]) -> bool:
     """Whether the strength flag of ``target = value`` depends on the branch Python takes: a
     choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
-    x[i]``), or that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
-    ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it)."""
+    x[i]``), that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
+    ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it), or of a flagged
+    ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``)."""
     choice = choice_of(node)
     if choice is None:
         return False
     if expressions.split_of(value) is not None:
         return True
-    return target.id in flagged and any(isinstance(leaf, ast.Name) and leaf.id == target.id
-                                        for leaf in _choice_leaves(choice))
+    return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id
+                                         for leaf in _choice_leaves(choice))
+                                     or len(choice_kinds(expressions, target, choice, flagged)) > 1)
 
 
 def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
@@ -150,6 +167,62 @@ def changed_flag(expressions, name: str, like: ast.AST) -> ir.Expr:
                      ir.Const(0, "int8", False), "int8", False)
 
 
+@dataclasses.dataclass(frozen=True)
+class KindChoice:
+    """The kind of a value that reads a choice (``s + (x[i] if x[i] > 0 else 0.0)``): ``then``'s
+    where Python's truth of ``test`` holds, else ``otherwise``'s (``pushed_choice``)."""
+    test: ast.expr
+    then: Inherited
+    otherwise: Inherited
+
+
+# a value's kind: the Python kind where the flagged locals read hold Python numbers, and those
+# locals (``(0, ())``: NumPy's on every path), or a choice between two such kinds
+Inherited = tuple[int, tuple[str, ...]] | KindChoice
+
+
+def inherited_names(inherited: Inherited) -> set[str]:
+    if isinstance(inherited, KindChoice):
+        return inherited_names(inherited.then) | inherited_names(inherited.otherwise)
+    return set(inherited[1])
+
+
+def pushed_choice(expr: ast.expr) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+    """``(test, then, otherwise)`` where ``expr`` reads a choice (``a if c else b``, ``max(a, b)``
+    as ``b if b > a else a``, ``a or b``): ``expr`` with the choice replaced by the operand Python
+    picks where ``test`` holds, and by the other; None where it reads none."""
+    for node in walk(expr):
+        choice = bool_op_choice(node) if isinstance(node, ast.BoolOp) else node
+        if isinstance(choice, ast.IfExp):
+            test, then, otherwise = choice.test, choice.body, choice.orelse
+        elif isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
+            assert isinstance(choice.func, ast.Name)
+            first: ast.expr = choice.args[0] if len(choice.args) == 2 else \
+                ast.copy_location(ast.Call(choice.func, choice.args[:-1], []), choice)
+            then = choice.args[-1]  # max(a, b) is b where b > a (Python keeps the first of equals)
+            op = ast.Lt() if choice.func.id == "min" else ast.Gt()
+            test, otherwise = ast.copy_location(ast.Compare(then, [op], [first]), choice), first
+        else:
+            continue
+        return test, copy.deepcopy(expr, {id(node): then}), copy.deepcopy(expr, {id(node): otherwise})
+    return None
+
+
+def inherited_flag(flags, inherited: Inherited, like: ast.AST) -> ir.Expr:
+    """The kind of a value that is NumPy's where one of the flagged locals ``inherited[1]`` it
+    reads holds a NumPy scalar, else the Python kind ``inherited[0]`` (``Lifter.
+    kind_through_flags``), converted by ``flags`` (which records the reads of their flags)."""
+    if isinstance(inherited, KindChoice):  # Python's truth of the test: k[i] is k[i] != 0
+        return _select(flags.truth(flags.convert(inherited.test)), inherited_flag(flags, inherited.then, like),
+                       inherited_flag(flags, inherited.otherwise, like))
+    kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
+    for name in inherited[1]:
+        own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), like))
+        strong = ir.Compare("==", own, ir.Const(0, "int8", False))
+        kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
+    return kind_of
+
+
 def _leaf_kind(value: ir.Expr) -> ir.Expr:
     return ir.Const(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)), "int8", False)
 
@@ -188,7 +261,18 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
             flag = _lift_scalar(lifter, node, ast.copy_location(ast.Name(STRONG + value.id, ast.Load()), value),
                                 scope, nodes)
             return dataclasses.replace(returned, strong_flag=flag.name)
-    return _lift_scalar(lifter, node, value, scope, nodes)
+    returned = _lift_scalar(lifter, node, value, scope, nodes)
+    if isinstance(value, ast.Name) or returned.strong_types or returned.pytype in _PYTHON_KINDS:
+        return returned
+    inherited = lifter.kind_through_flags(value, scope)  # return m * 0.1: Python's float where m is one
+    if inherited is None or returned.strong_flag and not inherited_names(inherited):
+        return returned  # (a split's own flag: _lift_split, whose leaves' kinds know no flagged local)
+    expressions = lifter.expressions(scope)
+    kind = _store_result(lifter, node, value, inherited_flag(expressions, inherited, value), scope, nodes, expressions)
+    return dataclasses.replace(returned, strong_flag=kind)
+
+
+_PYTHON_KINDS = ("int", "float", "pybool", "complex")  # Returned.pytype of a weak value
 
 
 def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -> Returned:

@@ -185,6 +185,15 @@ def k_counted_allocation(n, A):
     return out
 
 
+def k_branch_allocation(n, A):
+    s = 0.0
+    if A[1] > 0:  # a test of the data: the allocation is hoisted to the top of the body
+        m = int(A[0])
+        out = np.zeros(m)  # ERR
+        s = out.sum()
+    return s
+
+
 # name -> (kernel, snippet at the caret, words the message must contain, args)
 V = np.zeros(8)
 M = np.zeros((8, 8))
@@ -216,6 +225,7 @@ CASES = {
     "None local": (k_none_local, "last = None", ["'last' set to None", "may still be None", "separate flag"], (4, V)),
     "scalar or array": (k_scalar_or_array, "r = A * 2.0", ["'r' is a scalar local (line", "its own name"], (4, V)),
     "counted allocation": (k_counted_allocation, "np.empty(k)", ["np.empty of 'k'", "no trip count from the sizes"], (4, V)),
+    "allocation in a data branch": (k_branch_allocation, "out = np.zeros(m)", ["extent 'm'", "not affine"], (4, V)),
 }
 
 

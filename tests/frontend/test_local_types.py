@@ -207,6 +207,11 @@ SCRATCH = [  # t: Python's 3 (3.0) or a NumPy value, as each element decides (fe
     "t = 3\n        if x[i] > 5:\n            t = x[i] + 1\n        s += t * 0.1\n    return s",
     "if x[i] > 0.5:\n            t = x[i] + 1\n        else:\n            t = 3.0\n"
     "        u = t * 2.0\n        s += u * 0.1\n        m = max(m, t)\n    return s, m",
+    # choice expressions: each branch's kind (fe49); m not returned by name, read by the return
+    "t = x[i] + 1 if x[i] > 5 else 3.0\n        u = max(3.0, x[i])\n        s += t * 0.1 + u * 0.01\n"
+    "        if x[i] < m + 0.5:\n            m = x[i]\n    return s, m * 0.1",
+    # a choice inside the value added: the kind of the branch taken
+    "s += max(x[i] - 0.5, 0.0) if x[i] < 5 else 1.0\n    return s, s * 2.0",
 ]
 
 
@@ -216,13 +221,28 @@ def test_loop_scratch_of_a_python_float_and_numpy_values(body, dtype):
     """``s += t * 0.1`` computes in float64 where ``t`` is Python's 3 or 3.0 (float32's ``t`` gave
     1.2000000476837158 for Python's 1.2000000000000002), and ``s`` comes back as Python's float
     where every ``t`` was one (np.float64 of a float64 ``x`` before), NumPy's scalar once a
-    NumPy ``t`` was added; ``m = max(m, t)`` the kind of the operand chosen."""
+    NumPy ``t`` was added; ``m = max(m, t)`` the kind of the operand chosen.  The choice
+    expressions (``3.0`` or ``x[i] + 1``, ``max(3.0, x[i])``) were NumPy's for the whole value
+    before fe49 (np.float64 where every ``t`` was 3.0), and so was ``m * 0.1`` of an ``m`` that
+    kept its 0.0 (only a local returned by name had its kind followed), ``s += max(x[i] - 0.5,
+    0.0)`` where every ``x[i]`` was below 0.5 too."""
     func = define(f"def kern(x):\n    s = 0.0\n    m = 0.0\n    for i in range(x.shape[0]):\n        {body}\n")
     kernel = polyfuse.kernel(func, target="python", cache=False)
     for x in ([1.0, 1.0, 1.0, 1.0], [0.1, 0.2], [0.1, 7.0, 0.2], []):
         want, got = func(np.array(x, dtype)), kernel(np.array(x, dtype))
         assert all(_same(g, w) for g, w in zip(got if isinstance(got, tuple) else (got,),
                                                 want if isinstance(want, tuple) else (want,))), (x, want, got)
+
+
+def test_returned_choice_reads_a_flagged_local():
+    """``return (s if s > 0.5 else 0.25) * 2.0``: Python's float where the branch taken is 0.25 or
+    a Python ``s`` (np.float64 before fe49).  (A float32 ``s``'s returned choice, a split of two
+    dtypes, still gives NumPy's kind to a Python ``s``: returns._lift_split's leaf kinds.)"""
+    func = define("def kern(x):\n    s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i] if x[i] > 5 else 1.0\n"
+                  "    return (s if s > 0.5 else 0.25) * 2.0\n")
+    kernel = polyfuse.kernel(func, target="python", cache=False)
+    for x in ([7.0], [0.1, 0.2], [], [6.0, 1.0]):
+        assert _same(kernel(np.array(x)), func(np.array(x))), x
 
 
 def test_loop_int_max_of_float_local():
