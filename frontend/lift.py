@@ -80,6 +80,7 @@ from .returns import (
     changed_flag,
     choice_of,
     flag_operands,
+    inherited_flag,
     kind_choice,
     kind_varies,
     lift_return,
@@ -180,7 +181,7 @@ class Lifter:
         # such a ``t`` holds a Python number on some paths, the value's kind follows ``t``'s
         # (``mixed_strength`` flags ``t`` too)
         self.feeds: dict[str, set[str]] = {}
-        # flagged locals whose flag another flag's value reads (``_inherited_kind``): set in
+        # flagged locals whose flag another flag's value reads (``inherited_kind``): set in
         # place, so that a read inside a loop sees the iteration's kind (``in_place_flags``)
         self.flag_reads: set[str] = set()
 
@@ -461,7 +462,7 @@ class Lifter:
         types (``m = max(m, x[i])`` of a Python ``m = 0``: Python keeps the operand it chose) sets
         the kind of the branch taken, written before the value (its test reads the old value)."""
         chosen = isinstance(target, ast.Name) and kind_varies(lifter, target, node, value, self.flagged)
-        inherited = None if chosen else self._inherited_kind(node, target, value, scope)
+        inherited = None if chosen else self.inherited_kind(node, target, value, scope)
         chosen = chosen or inherited is not None
         if inherited is not None:  # (the target's own flag: as before, see in_place_flags)
             self.flag_reads.update(n for n in inherited[1] if n != getattr(target, "id", None))
@@ -487,19 +488,14 @@ class Lifter:
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if inherited is not None:  # s = s + 0.3: NumPy's where s (or a t read) was NumPy's, else Python's
             flags = self.expressions(scope)
-            kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
-            for name in inherited[1]:
-                own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), target))
-                strong = ir.Compare("==", own, ir.Const(0, "int8", False))
-                kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
-            return [self.add_statement(node, flag, kind_of, scope, flags)]
+            return [self.add_statement(node, flag, inherited_flag(flags, inherited, target), scope, flags)]
         if chosen:  # the choice again, converted by the flag's own lifter (which records its reads)
             assert isinstance(target, ast.Name)
             flags = self.expressions(scope)
             return [self.add_statement(node, flag, kind_choice(flags, target, choice_of(node)), scope, flags)]
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
-    def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
+    def inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
                         scope: Scope) -> tuple[int, tuple[str, ...]] | None:
         """Where ``name = value`` of a flagged local gives a NumPy scalar only through flagged
         locals it reads (``s = s + 0.3``, ``s *= 2``, ``s += t * 0.1`` of a flagged ``t``: a
@@ -543,7 +539,7 @@ class Lifter:
         that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``),
         and the locals of both kinds whose values such a local's NumPy values read (``feeds``:
         ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
-        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``_inherited_kind``)."""
+        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``inherited_kind``)."""
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
         weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
         grown = True
@@ -552,7 +548,7 @@ class Lifter:
             weak |= more
             grown = bool(more)
         fed = list(mixed)
-        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (_inherited_kind)
+        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind)
             for n in self.feeds.get(fed.pop(), ()):
                 if n not in mixed and n in weak:
                     mixed.add(n)
@@ -569,7 +565,7 @@ class Lifter:
 
     def _python_kind(self, name: str) -> int | None:
         """The one kind (1 to 4) of the Python numbers ``name`` is given (an int for ``t = 3`` of
-        a float64 local), so that ``_inherited_kind``'s weak stand-in is the one Python computes
+        a float64 local), so that ``inherited_kind``'s weak stand-in is the one Python computes
         with; None where they are of several kinds or the local is not a number."""
         t = self.scalar_type(name)
         kinds = self.strengths.get(name, set()) - {0}

@@ -116,6 +116,18 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
     return _leaf_kind(value)
 
 
+def inherited_flag(flags, inherited: tuple[int, tuple[str, ...]], like: ast.AST) -> ir.Expr:
+    """The strength flag of an assignment whose kind ``Lifter.inherited_kind`` gives: NumPy's (0)
+    where one of the flagged locals read holds a NumPy scalar, else the Python kind; ``flags``
+    converts (and records the reads of) their flags."""
+    kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
+    for name in inherited[1]:
+        own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), like))
+        strong = ir.Compare("==", own, ir.Const(0, "int8", False))
+        kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
+    return kind_of
+
+
 def monotone_op(expressions, target: ast.Name, node: ast.stmt) -> str | None:
     """``"max"`` / ``"min"`` where ``target = max(target, a, ...)`` (``min``) keeps ``target``
     unless an operand, each a NumPy scalar not reading ``target`` nor another flagged local
