@@ -101,8 +101,37 @@ def copy_in_kept_loop(x):
     return r
 
 
+def loop_runs_before_read(x):
+    # r = x[i] + j in a loop inside the branch: no old value needed where the loop surely runs
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            for j in range(2):
+                r = x[i] + j
+            out[i] = r
+    return out
+
+
+def loop_may_not_run(x):
+    # the same loop of (i + 1) % 3 iterations: where it runs none, r is the value an earlier
+    # run of the branch left, which the writes where x[i] <= 0 dropped (gave 0, cp48); refused
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            for j in range((i + 1) % 3):
+                r = x[i] + j
+            out[i] = r
+    return out
+
+
+def test_a_loop_that_may_not_run_keeps_the_old_value():
+    with pytest.raises(polyfuse.UnsupportedError, match=r":.*local 'r' may be read before it is assigned"):
+        polyfuse.kernel(loop_may_not_run, target="python")(np.array([1.0, 2.0, -1.0, 5.0, -3.0, 1.0]))
+
+
 @pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old,
-                                nested_old_dead, nested_scratch_reused, copy_in_kept_loop])
+                                nested_old_dead, nested_scratch_reused, copy_in_kept_loop,
+                                loop_runs_before_read])
 def test_if_else_assignments_match_python(fn):
     kernel = polyfuse.kernel(fn, target="python", verify=True)
     rng = np.random.default_rng(3)
