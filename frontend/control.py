@@ -128,7 +128,9 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
     body in it (a loop the rest of the kernel runs after an early return: ``for v in x: b =
     int(v / w); ...``), ``name`` not mentioned before it (``seen``) and its old value dead
     (``dead_old`` at the block's top level, ``dead_in_loop`` inside a loop: mentioned nowhere
-    outside the branch, so each iteration assigns it before any read); in a branch of an ``if``
+    outside the branch, so each iteration assigns it before any read, and outside the loop only
+    where the loop surely runs: a read after a loop that ran no iteration sees an older run's
+    value, which the guarded writes where the branch was not taken dropped); in a branch of an ``if``
     in it, a name mentioned nowhere outside that branch (a reduction's accumulator under
     ``if x.size:``: each run of the branch assigns it before any read), or one whose old value
     is dead where the ``if`` stands and that both its branches assign first (in the ``then``
@@ -140,7 +142,13 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
                 found.append(stmt)
         elif isinstance(stmt, ast.For) and not stmt.orelse:
             seen |= read_names(stmt.target) | read_names(stmt.iter)
-            _first_assignments(stmt.body, dead_in_loop, dead_in_loop, seen, found, everywhere)
+            in_loop = Counter(n.id for n in walk(stmt) if isinstance(n, ast.Name))
+
+            def assigned_each_run(name: str, in_loop: Counter = in_loop, loop: ast.For = stmt) -> bool:
+                # a read after the loop sees an older run's value where the loop runs no
+                # iteration (range((i + 1) % 3)), which the guarded write dropped (cp48)
+                return dead_in_loop(name) and (in_loop[name] == everywhere.get(name, 0) or _runs_once(loop))
+            _first_assignments(stmt.body, assigned_each_run, assigned_each_run, seen, found, everywhere)
         elif isinstance(stmt, ast.If):
             tested = seen | read_names(stmt.test)
             for branch in (stmt.body, stmt.orelse):
@@ -158,6 +166,15 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
                 _first_assignments(branch, first_here if then else only_here, only_here, set(tested), found,
                                    everywhere)
         seen |= {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
+
+
+def _runs_once(loop: ast.For) -> bool:
+    """Whether ``loop`` surely runs its body at least once: ``range`` of integer constants."""
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and not it.keywords
+            and 1 <= len(it.args) <= 3 and all(isinstance(a, ast.Constant) and type(a.value) is int for a in it.args)):
+        return False
+    return len(range(*(a.value for a in it.args))) > 0  # type: ignore[attr-defined]
 
 
 def assigns_first(block: list[ast.stmt], name: str) -> bool:

@@ -186,7 +186,7 @@ class Lifter:
         # such a ``t`` holds a Python number on some paths, the value's kind follows ``t``'s
         # (``mixed_strength`` flags ``t`` too)
         self.feeds: dict[str, set[str]] = {}
-        # flagged locals whose flag another flag's value reads (``_inherited_kind``): set in
+        # flagged locals whose flag another flag's value reads (``inherited_kind``): set in
         # place, so that a read inside a loop sees the iteration's kind (``in_place_flags``)
         self.flag_reads: set[str] = set()
 
@@ -471,7 +471,7 @@ class Lifter:
         types (``m = max(m, x[i])`` of a Python ``m = 0``: Python keeps the operand it chose) sets
         the kind of the branch taken, written before the value (its test reads the old value)."""
         chosen = isinstance(target, ast.Name) and kind_varies(lifter, target, node, value, self.flagged)
-        inherited = None if chosen else self._inherited_kind(node, target, value, scope)
+        inherited = None if chosen else self.inherited_kind(node, target, value, scope)
         chosen = chosen or inherited is not None
         if inherited is not None:  # (the target's own flag: as before, see in_place_flags)
             self.flag_reads.update(n for n in inherited_names(inherited) if n != getattr(target, "id", None))
@@ -504,8 +504,8 @@ class Lifter:
             return [self.add_statement(node, flag, kind_choice(flags, target, choice_of(node)), scope, flags)]
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
-    def _inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
-                        scope: Scope) -> Inherited | None:
+    def inherited_kind(self, node: ast.stmt, target: ast.expr, value: ir.Expr,
+                       scope: Scope) -> Inherited | None:
         """Where ``name = value`` of a flagged local gives a NumPy scalar only through flagged
         locals it reads (``s = s + 0.3``, ``s *= 2``, ``s += t * 0.1`` of a flagged ``t``: a
         Python number where each of them holds one, NumPy's where one of them holds NumPy's), the
@@ -519,7 +519,7 @@ class Lifter:
         return self.kind_through_flags(expr, scope, target.id)
 
     def kind_through_flags(self, expr: ast.expr, scope: Scope, own: str | None = None) -> Inherited | None:
-        """``_inherited_kind`` of the value ``expr`` (``own``: the local it is assigned to), or of
+        """``inherited_kind`` of the value ``expr`` (``own``: the local it is assigned to), or of
         a returned expression (``return m * 0.1`` of a flagged ``m``: ``returns._lift_value``).
         A value that reads a choice (``s += x[i] if x[i] > 0 else 0.0``: Python's float where
         every ``x[i]`` was negative) has each branch's kind (``pushed_choice``, up to 4 choices)."""
@@ -564,7 +564,7 @@ class Lifter:
         that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``),
         and the locals of both kinds whose values such a local's NumPy values read (``feeds``:
         ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
-        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``_inherited_kind``)."""
+        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``inherited_kind``)."""
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
         mixed |= {n for n in self.returned_reads(source) if self._mixed(n) and self._python_kind(n) is not None}
         weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
@@ -574,7 +574,7 @@ class Lifter:
             weak |= more
             grown = bool(more)
         fed = list(mixed)
-        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (_inherited_kind)
+        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind)
             for n in self.feeds.get(fed.pop(), ()):
                 if n not in mixed and n in weak:
                     mixed.add(n)
@@ -591,7 +591,7 @@ class Lifter:
 
     def _python_kind(self, name: str) -> int | None:
         """The one kind (1 to 4) of the Python numbers ``name`` is given (an int for ``t = 3`` of
-        a float64 local), so that ``_inherited_kind``'s weak stand-in is the one Python computes
+        a float64 local), so that ``inherited_kind``'s weak stand-in is the one Python computes
         with; None where they are of several kinds or the local is not a number."""
         t = self.scalar_type(name)
         kinds = self.strengths.get(name, set()) - {0}

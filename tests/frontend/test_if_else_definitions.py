@@ -88,13 +88,57 @@ def nested_scratch_reused(x):
     return out
 
 
+def copy_in_kept_loop(x):
+    # the break keeps the loop as written (frontend/opaque): r = s there took s's value but not
+    # its kind, so where s still held the Python 1.0 the kernel returned np.float64(1.0) (cp48)
+    s = 1.0
+    r = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            r = s
+            break
+        s = x[i] * 2.0
+    return r
+
+
+def loop_runs_before_read(x):
+    # r = x[i] + j in a loop inside the branch: no old value needed where the loop surely runs
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            for j in range(2):
+                r = x[i] + j
+            out[i] = r
+    return out
+
+
+def loop_may_not_run(x):
+    # the same loop of (i + 1) % 3 iterations: where it runs none, r is the value an earlier
+    # run of the branch left, which the writes where x[i] <= 0 dropped (gave 0, cp48); refused
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            for j in range((i + 1) % 3):
+                r = x[i] + j
+            out[i] = r
+    return out
+
+
+def test_a_loop_that_may_not_run_keeps_the_old_value():
+    with pytest.raises(polyfuse.UnsupportedError, match=r":.*local 'r' may be read before it is assigned"):
+        polyfuse.kernel(loop_may_not_run, target="python")(np.array([1.0, 2.0, -1.0, 5.0, -3.0, 1.0]))
+
+
 @pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old,
-                                nested_old_dead, nested_scratch_reused])
+                                nested_old_dead, nested_scratch_reused, copy_in_kept_loop,
+                                loop_runs_before_read])
 def test_if_else_assignments_match_python(fn):
     kernel = polyfuse.kernel(fn, target="python", verify=True)
     rng = np.random.default_rng(3)
-    for _ in range(4):
-        x = rng.standard_normal(6)
-        np.testing.assert_array_equal(kernel(x.copy()), fn(x.copy()))
-    x = -np.abs(rng.standard_normal(6))  # every test false: the else branches' values
-    np.testing.assert_array_equal(kernel(x.copy()), fn(x.copy()))
+    xs = [rng.standard_normal(6) for _ in range(4)]
+    xs.append(-np.abs(rng.standard_normal(6)))  # every test false: the else branches' values
+    xs.append(np.abs(xs[0]))  # every test true: the first iteration's values
+    for x in xs:
+        actual, expected = kernel(x.copy()), fn(x.copy())
+        assert type(actual) is type(expected), (type(actual), type(expected))
+        np.testing.assert_array_equal(actual, expected)
