@@ -27,9 +27,9 @@ from polyfuse.model import region as rg
 from polyfuse.model.scop import isl_name
 
 from .checker import assert_message, is_lapack_call, is_matmul_call
-from .control import ASSERT_PREFIX, access_text, guard_expr, read_names, written_names
+from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .local_versions import local_write
-from .returns import STRONG, choice_of, inherited_flag, inherited_names, kind_choice, kind_varies, weak_kind
+from .returns import STRONG, choice_of, kind_choice, kind_varies, weak_kind
 from .scalars import element_store_checked, range_checked
 from .source import walk
 from .types import VType, power_hint
@@ -308,10 +308,6 @@ class _RegionBuilder:
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
             return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
-        inherited = self.lifter.inherited_kind(node, target, value, self.scope)
-        if inherited is not None:  # r = s of a flagged s: s's kind (it gave NumPy's always, cp48)
-            self.lifter.flag_reads.update(n for n in inherited_names(inherited) if n != target.id)
-            return [self.assign(node, flag, inherited_flag(self.exprs, inherited, target))]
         return [self.assign(node, flag, ir.Const(kind, "int8", False))]
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> rg.Assign:
@@ -321,8 +317,6 @@ class _RegionBuilder:
                 raise lifter.error(target, f"assignment to loop variable {target.id!r}")
             array, index, dtype = lifter.assign_scalar(target, value)
             lifter.writes.append(local_write(self.exprs, node, target.id, value, True))
-            if not value.weak and isinstance(node, (ast.Assign, ast.AugAssign)):  # (Lifter.assign)
-                lifter.feeds.setdefault(target.id, set()).update(read_names(node.value) - {target.id})
             lifter.opaque_scalars.add(target.id)  # its Python-or-NumPy type is not tracked in here
             self.write_texts.append((f"{isl_name(array)}[]", self.guard()))
         else:
