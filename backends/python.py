@@ -7,9 +7,10 @@ the user's function without LLVM.  Scalars live in 0-d numpy arrays of their dec
 from __future__ import annotations
 
 import cmath
+import functools
 import linecache
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
@@ -18,6 +19,7 @@ import numpy as np
 
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.names import user_name
 from polyfuse.model.region import render as render_region
 from polyfuse.model.scop import isl_name
 
@@ -33,7 +35,12 @@ class PythonKernel:
     function: Callable[..., None]
 
     def __call__(self, values: dict) -> None:
-        self.function(*(values[p] for p in self.parameters))
+        # NumPy's RuntimeWarnings off, as the compiled targets never give them: a result whose
+        # length the data decide (np.unique's) is computed over its whole buffer, and past the
+        # count the elements' operations (0 / 0 of np.bincount's empty bins) warn where the
+        # user's NumPy code never computes them (docs/user-guide.md, Errors)
+        with np.errstate(all="ignore"):
+            self.function(*(values[p] for p in self.parameters))
 
 
 def parameters(program: LoopProgram) -> tuple[str, ...]:
@@ -53,22 +60,25 @@ def compile_python(program: LoopProgram) -> PythonKernel:
     source = "\n".join(lines) + "\n"
     filename = f"<polyfuse-python-{program.name}-{next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {"_np": np, "_math": math, "_cmath": cmath, "_index": index_at_run_time,
+    names = dict(program.user_names)  # an IndexError names the user's array
+    namespace: dict = {"_np": np, "_math": math, "_cmath": cmath,
+                       "_index": functools.partial(index_at_run_time, names=names) if names else index_at_run_time,
                        "_check": check_at_run_time}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     return PythonKernel(source, params, namespace[program.name])
 
 
-def index_at_run_time(value, extent: int, array: str, axis: int, when: bool = True) -> int | slice:
+def index_at_run_time(value, extent: int, array: str, axis: int, when: bool = True, *,
+                      names: Mapping[str, str] = {}) -> int | slice:  # noqa: B006 - read only
     """A subscript computed at run time (ir.Index), wrapped and checked as numpy does; where
     ``when`` is false (a guarded store's, ir.Index.when) the empty slice: no element is read or
-    written, nothing checked."""
+    written, nothing checked.  ``names``: the user's names of the frontend's (LoopProgram.user_names)."""
     if not when:
         return slice(0, 0)
     value = int(value)
     wrapped = value + extent if value < 0 else value
     if not 0 <= wrapped < extent:
-        raise IndexError(index_message(value, extent, array, axis))
+        raise IndexError(index_message(value, extent, user_name(array, names), axis))
     return wrapped
 
 

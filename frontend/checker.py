@@ -80,6 +80,11 @@ REASSOC_CALL = "_polyfuse_reassoc"
 #: computes it (frontend.expressions: ``ir.Unary("numpy_abs")``), where a scalar's ``abs`` is
 #: ``hypot``.  Generated code only, like REASSOC_CALL.
 NUMPY_ABS_CALL = "_polyfuse_numpy_abs"
+#: ``PREFIX_INDEX_CALL(index, count)``: a subscript of a buffer whose first ``count`` elements are
+#: the user's array (``np.unique(x)``: frontend.selection_loops), wrapped and checked as NumPy's
+#: against ``count`` (frontend.control ``runtime_subscript``: IndexError *index 3 is out of bounds
+#: for axis 0 with size 3*).  Generated code only, like REASSOC_CALL.
+PREFIX_INDEX_CALL = "_polyfuse_prefix_index"
 
 
 def module_of(node: ast.AST, globals_: dict) -> str | None:
@@ -203,7 +208,12 @@ class SubsetChecker(ast.NodeVisitor):
     def stmt_Expr(self, node: ast.Expr, top: bool) -> None:
         if is_matmul_call(node) or is_lapack_call(node):  # written by the frontend (lift refuses the names)
             return
-        if not (top and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "print" \
+                and "print" not in self.globals:
+            self.fail(node, "print() (compiled code writes no output: return the values, or store them in an "
+                      "array argument, and print them after the call)")
+        if not (top and isinstance(value, ast.Constant) and isinstance(value.value, str)):
             self.fail(node, "expression statement (a call or value whose result is unused)")
 
     def stmt_Assert(self, node: ast.Assert, top: bool) -> None:
@@ -268,6 +278,12 @@ class SubsetChecker(ast.NodeVisitor):
 
     def expr_Constant(self, node: ast.Constant) -> None:
         if type(node.value) not in (int, float, bool, complex):
+            span = self.source.span(node)
+            written = span.text[span.col:span.end_col]
+            if written.isidentifier():  # a string argument's value (frontend.function_args): the call's
+                raise self.source.error(node, f"parameter {written!r} is the {type(node.value).__name__} "
+                                        f"{node.value!r} here (its value in this call), which this expression "
+                                        "cannot take; pass a number or an array", "string argument")
             self.fail(node, f"{type(node.value).__name__} literal", "expr")
 
     def expr_Name(self, node: ast.Name) -> None:
@@ -305,6 +321,10 @@ class SubsetChecker(ast.NodeVisitor):
         func = node.func
         if is_reassoc_call(node) or is_numpy_abs_call(node):
             return self.visit_expr(node.args[0])
+        if is_prefix_index_call(node):
+            for arg in node.args:
+                self.visit_expr(arg)
+            return None
         if _random_module(func, self.globals):
             raise self.source.error(node, f"random numbers drawn inside the kernel ({ast.unparse(func)}) are not "
                                     "supported: a compiled generator would not give NumPy's or Python's stream, so "
@@ -454,6 +474,17 @@ def numpy_abs(value: ast.expr) -> ast.Call:
 def is_numpy_abs_call(node: ast.AST) -> TypeGuard[ast.Call]:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == NUMPY_ABS_CALL
             and len(node.args) == 1 and not node.keywords)
+
+
+def prefix_index(index: ast.expr, count: ast.expr) -> ast.Call:
+    """``index`` into the first ``count`` elements of a buffer, as NumPy indexes an array of
+    that length (PREFIX_INDEX_CALL)."""
+    return ast.Call(ast.Name(PREFIX_INDEX_CALL, ast.Load()), [index, count], [])
+
+
+def is_prefix_index_call(node: ast.AST) -> TypeGuard[ast.Call]:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == PREFIX_INDEX_CALL
+            and len(node.args) == 2 and not node.keywords)
 
 
 def is_allocation(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:

@@ -267,15 +267,18 @@ def guarded_value(value: ir.Expr, guard: ir.Expr, old: ir.Expr, dtype: str) -> i
 RUNTIME_AXIS = "_pf_any"  # the isl name of an axis indexed by a subscript computed at run time
 
 
-def runtime_subscript(exprs, node: ast.expr, info, axis: int) -> Affine:
+def runtime_subscript(exprs, node: ast.expr, info, axis: int, extent: ast.expr | None = None) -> Affine:
     """``x[idx[i]]``: the subscript as a value computed at run time (wrapped and checked there);
-    its isl text is a free variable, so the access covers the whole axis."""
+    its isl text is a free variable, so the access covers the whole axis.  ``extent``: the length
+    it is checked against where that is not the axis' (the count of a buffer's first elements
+    that are the user's array, no more than the axis: frontend.checker PREFIX_INDEX_CALL)."""
     value = exprs.convert(node)
     if value.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"):
         raise exprs.lifter.error(node, f"subscript {ast.unparse(node)!r} is a {value.dtype} value; "
                                  "only integers (not uint64, whose large values int64 cannot hold) index arrays")
     value = exprs.coerce(value, VType("int64", True))
-    index = ir.Index(value, info.shape[axis], info.name, axis)
+    length = info.shape[axis] if extent is None else exprs.coerce(exprs.convert(extent), VType("int64", True))
+    index = ir.Index(value, length, info.name, axis)
     return Affine(f"{RUNTIME_AXIS}{axis}", index)
 
 

@@ -21,7 +21,7 @@ from polyfuse.model.scop import isl_name
 
 from . import source
 from .affine import Affine
-from .checker import is_numpy_abs_call, is_reassoc_call, module_of
+from .checker import is_numpy_abs_call, is_prefix_index_call, is_reassoc_call, module_of
 from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .local_versions import version_read
@@ -261,6 +261,8 @@ class ExpressionLifter:
         else b``) and may fall outside its axis for sizes the call cannot rule out is computed
         at run time too: checked where Python reads it (IndexError as Python), not refused per
         call for every call (``if d > 0: s = x[5]`` of a shorter ``x``)."""
+        if is_prefix_index_call(item):  # checked against the count of a buffer's elements
+            return runtime_subscript(self, item.args[0], info, axis, extent=item.args[1])
         try:
             affine = self.lifter.affine(item, self.scope)
         except UnsupportedError:

@@ -40,7 +40,15 @@ from .array_forms import FORM_RULES
 from .array_joins import JOIN_RULES
 from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
-from .checker import NUMPY_ABS_CALL, REASSOC_CALL, check_subset, is_lapack_call, is_matmul_call, module_of
+from .checker import (
+    NUMPY_ABS_CALL,
+    PREFIX_INDEX_CALL,
+    REASSOC_CALL,
+    check_subset,
+    is_lapack_call,
+    is_matmul_call,
+    module_of,
+)
 from .control import (
     Guard,
     access_text,
@@ -775,8 +783,14 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
     source = read_source(fn)
     for node in walk(source.tree):
-        if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
+        if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL,
+                                                      PREFIX_INDEX_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):  # (before any pass reads it as a value)
+            word, kind = ("await", "coroutine") if isinstance(node, ast.Await) else ("yield", "generator function")
+            raise source.error(node, f"unsupported construct: {word} makes the kernel a {kind}, which gives its "
+                               "values one at a time; a kernel returns its results once: fill an array and "
+                               "return it", kind)
     globals_ = dict(fn.__globals__)
     source = add_frozen_parameters(source, fn)  # global arrays read: hidden arguments (kernel.py)
     source = drop_parameters(source, fn)  # function parameters: globals of this variant (kernel.py)
@@ -854,6 +868,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         counts=tuple(ElementCount(_extents(lifter, m.source, top), _extents(lifter, m.shape, top), m.missing)
                      for m in lowered.reshapes),
         numpy_runs=_outside_assumptions(accepted, context),
+        user_names=tuple(sorted(source.user_names.items())),
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
 

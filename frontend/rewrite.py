@@ -238,6 +238,7 @@ class Rewriter:
         self.args = {a.name for a in arguments}
         self.taken = {n.id for n in walk(source.tree) if isinstance(n, ast.Name)}
         self.taken.update(a.name for a in arguments)
+        self.user_written = frozenset(self.taken)  # the names of the user's source (and ours so far)
         self.local_extents: dict[str, list[ast.expr]] = {}  # kernel-local array -> allocated extents
         self.local_helpers: dict[types.FunctionType, KernelSource] = {}  # helpers defined in the body
 
@@ -246,6 +247,8 @@ class Rewriter:
         while candidate in self.taken or candidate in self.globals:
             candidate, k = f"{name}_{k}", k + 1
         self.taken.add(candidate)
+        if candidate != name and name in self.user_written:  # a new binding of the user's name
+            self.source.user_names[candidate] = self.source.user_names.get(name, name)  # (error messages)
         return candidate
 
     def numpy_alias(self) -> str:
@@ -316,7 +319,6 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
                 ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), stmt.op, stmt.value), stmt)
             value = _Renamed(renames).visit(value)
             renames[target.id] = rw.fresh(target.id)
-            rw.source.user_names[renames[target.id]] = rw.source.user_names.get(target.id, target.id)
             out.append(ast.copy_location(ast.Assign([ast.copy_location(
                 ast.Name(renames[target.id], ast.Store()), target)], value), stmt))
             continue
@@ -327,7 +329,6 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
             # an argument bound again inside this loop or branch (x = x + alpha * p): a copy of it
             # from here on, which each binding replaces (the caller's array stays as it was)
             renames[name] = rw.fresh(name)
-            rw.source.user_names[renames[name]] = rw.source.user_names.get(name, name)
             value = ast.Name(name, ast.Load()) if name in scalar_args else \
                 ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
             out.append(ast.fix_missing_locations(ast.copy_location(

@@ -42,9 +42,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .builtin_helpers import numpy_argsort_prefix
-from .checker import module_of
+from .checker import module_of, prefix_index
 from .data_sized import _is_np, selection, shape_of
-from .source import map_blocks, walk
+from .source import copy_tree, map_blocks, walk
 
 _MASK_FUNCTIONS = frozenset({"isnan", "isfinite", "isinf", "isneginf", "isposinf", "logical_and", "logical_or",
                              "logical_not", "logical_xor", "signbit"})
@@ -817,13 +817,9 @@ def _counter_over_count(loop: ast.For, count: str) -> str | None:
 
 def _checked_index(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast.expr:
     """``index`` into the first ``count`` elements of ``array`` as NumPy indexes an array of
-    that length: a negative index counts from the count, one outside raises IndexError (past
-    the array's own extent, so the message names ``array``)."""
-    e = f"({ast.unparse(index)})"
-    n = f"{array}.shape[0]"  # past the count: the index itself where it is past the array too
-    text = (f"{e} if 0 <= {e} < {count} else ({e} + {count} if -{count} <= {e} < 0 else "
-            f"({e} if {e} >= {n} or {e} < -{n} else ({n} if {e} >= 0 else -1 - {n})))")
-    return rw.placed(ast.parse(text, mode="eval").body, index)
+    that length: a negative index counts from the count, one outside raises IndexError naming
+    the index and the count (frontend.checker ``PREFIX_INDEX_CALL``)."""
+    return rw.placed(prefix_index(copy_tree(index), ast.Name(count, ast.Load())), index)
 
 
 def _checked_gather(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast.expr:
@@ -1012,10 +1008,9 @@ class _UniqueRewrite(ast.NodeTransformer):
             return self.rw.placed(ast.Subscript(ast.Name(self.buffer, ast.Load()), node.slice, ast.Load()), node)
         k = _unique_end(node, self.name)
         if k is not None:  # the buffer's element, or IndexError past the count (as NumPy)
-            b, c = self.buffer, self.count
-            text = (f"{b}[{k} if {k} < {c} else {b}.shape[0]]" if k >= 0
-                    else f"{b}[{c} - {-k} if {c} >= {-k} else -1 - {b}.shape[0]]")
-            return self.rw.placed(ast.parse(text, mode="eval").body, node)
+            subscript = ast.Subscript(ast.Name(self.buffer, ast.Load()),
+                                      prefix_index(ast.Constant(k), ast.Name(self.count, ast.Load())), ast.Load())
+            return self.rw.placed(subscript, node)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             checked = _checked_gather if isinstance(node.slice, ast.Name) and node.slice.id in self.arrays \

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polyfuse.errors import SourceSpan, UnsupportedError
+from polyfuse.model.names import in_user_names
 
 #: One conversion between source and Python AST objects at a time.  CPython 3.11 keeps the AST
 #: converter's recursion depth per interpreter, not per thread, so two threads parsing at once can
@@ -239,9 +240,8 @@ class KernelSource:
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         """An UnsupportedError located at ``node``; ``construct`` defaults to the node's text."""
-        for fresh, user in self.user_names.items():  # the user's own names, never ours
-            message = re.sub(rf"\b{re.escape(fresh)}\b", user, message)
-        return UnsupportedError(message, self.span(node), construct or _describe(node))
+        message = in_user_names(message, self.user_names)  # the user's own names, never ours
+        return UnsupportedError(message, self.span(node), in_user_names(construct or _describe(node), self.user_names))
 
 
 def location_key(node: ast.AST) -> tuple[int, int, int, int]:

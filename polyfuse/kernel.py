@@ -224,7 +224,7 @@ class Kernel:
         """The kernel for the functions this call binds and the lengths of its tuples, and its
         arguments (``self`` and the call unchanged where it binds none)."""
         try:
-            bound = self._signature.bind(*args, **kwargs)
+            bound = _bound(self._signature, args, kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
         values = dict(bound.arguments)
@@ -330,7 +330,7 @@ class Kernel:
         its array), a located UnsupportedError otherwise; a sparse matrix is
         replaced by its parts (runtime/sparse.py)."""
         try:
-            bound = self._signature.bind(*args, **kwargs)
+            bound = _bound(self._signature, args, kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
         converted = {}
@@ -444,6 +444,17 @@ class Kernel:
         # the same text in another file (or moved) must not load this entry's locations
         where = f"{source.filename}:{source.first_line}"
         return cache.make_key(where + "\n" + text, " ".join(modules), signature_key(arguments), decisions)
+
+
+def _bound(signature: inspect.Signature, args: tuple, kwargs: dict) -> inspect.BoundArguments:
+    """``signature.bind(*args, **kwargs)``, a keyword the function has no parameter for named
+    first, as Python's call names it (``bind`` reports a parameter left without a value first)."""
+    if kwargs and not any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        for key in kwargs:
+            parameter = signature.parameters.get(key)
+            if parameter is None or parameter.kind is parameter.POSITIONAL_ONLY:
+                raise TypeError(f"got an unexpected keyword argument {key!r}")
+    return signature.bind(*args, **kwargs)
 
 
 def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:

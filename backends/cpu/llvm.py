@@ -42,6 +42,7 @@ from polyfuse.backends.cpu.llvm_exprs import (
     CHECK_LOCK,
     CHECK_PHASE,
     INDEX_ERROR,
+    INDEX_EXTENT,
     INDEX_VALUE,
     RECORD_CHECK,
     ExprEmitter,
@@ -310,7 +311,7 @@ class LLVMKernel:
     blas_modes: dict[int, str] = field(default_factory=dict, repr=False)
     # the mode every such product of the call under way runs in (parallel.run_call; None: each its own)
     call_blas_mode: str | None = field(default=None, repr=False)
-    index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
+    index_flags: Any = field(default=None, repr=False)  # (error, value[, extent]) ctypes views, run-time subscripts
     # who runs phases now, where there are index flags (``owning_index_flags``): (Python-path calls,
     # native entries) as ctypes int64s, and the lock of the Python-path calls
     index_owners: Any = field(default=None, repr=False)
@@ -572,13 +573,14 @@ class LLVMKernel:
         while the call owns the flags (``owning_index_flags``)."""
         if self.index_flags is None or not self.index_flags[0].value:
             return
-        error, value = self.index_flags
+        error, value, *extent = self.index_flags
         code, error.value = error.value - 1, 0
         if code >= 64 * len(self.artifact.arrays):  # an assert that failed (ir.Check)
             kind, message = self.artifact.checks[code - 64 * len(self.artifact.arrays)]
             ir.raise_check(kind, message, value.value)
         array, axis = self.artifact.arrays[code // 64], code % 64
-        raise IndexError(f"index {value.value} is out of bounds for axis {axis} of {array!r}")
+        size = f" with size {extent[0].value}" if extent else ""  # (an artifact from before the extent was kept)
+        raise IndexError(f"index {value.value} is out of bounds for axis {axis} of {array!r}{size}")
 
     def prepare(self, values: dict[str, Any], arguments: tuple[str, ...]) -> Launch | None:
         """What every call with these sizes shares (``values``: a call's that passed the runtime's
@@ -866,7 +868,7 @@ class LLVMArtifact:
     locals: tuple[ArrayInfo, ...]
     llvm_ir: str  # as generated (``inspect_llvm(optimized=False)``)
     linked_ir: str  # with the libm fallbacks linked in, for the host: what the optimiser takes
-    arrays: tuple[str, ...] = ()  # every array's name, to name a run-time subscript's array
+    arrays: tuple[str, ...] = ()  # every array's name as the user wrote it, to name a run-time subscript's array
     checks: tuple[tuple[str, str | None], ...] = ()  # the errors and messages of the asserts checked at run time (ir.Check)
     # the machine code MCJIT emitted for each module (by module name): a disk-cache load links it
     # instead of running LLVM's code generator again, which took most of a warm load (0.7 s of
@@ -933,7 +935,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     parsed.verify()
     streamed = tuple((cg.function.name, cg.base_name + STREAMED_SUFFIX) for cg in emitted if cg.probed)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
-                        tuple(a.name for a in program.arrays), check_messages(program),
+                        tuple(program.shown(a.name) for a in program.arrays), check_messages(program),
                         gathers=options.vector_gathers(), opt_level=options.opt_level,
                         row_alias_checks=row_alias_checks(),
                         without_lsr=with_streamed(without_lsr(program, phases), streamed),
@@ -1254,7 +1256,8 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     if INDEX_ERROR in artifact.linked_ir:
         with kernel.lock:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
-                                       for name in (INDEX_ERROR, INDEX_VALUE))
+                                       for name in (INDEX_ERROR, INDEX_VALUE)
+                                       + ((INDEX_EXTENT,) if INDEX_EXTENT in artifact.linked_ir else ()))
             kernel.index_owners = (ctypes.c_int64(0), ctypes.c_int64(0))
     return kernel
 

@@ -49,6 +49,7 @@ _FLOAT_INTRINSICS = {"sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", 
 
 INDEX_ERROR = "polyfuse_index_error"  # 1 + 64 * array position + axis of a bad run-time subscript
 INDEX_VALUE = "polyfuse_index_value"  # the subscript's value
+INDEX_EXTENT = "polyfuse_index_extent"  # the length it was checked against (NumPy's "with size N")
 CHECK_PHASE = "polyfuse_check_phase"  # the phase of the failed ir.Check recorded in INDEX_ERROR
 CHECK_AT = "polyfuse_check_at"  # its iteration of the phase's chunked loop (0 where none)
 CHECK_LOCK = "polyfuse_check_lock"  # held by the thread recording a failure (KernelCodegen.record_check)
@@ -158,6 +159,7 @@ class ExprEmitter(VectorMath):
             code = 1 + self.cg.program_arrays.index(e.array) * 64 + e.axis
             self.b.store(ll.Constant(ll.IntType(64), code), self.cg.error_global(INDEX_ERROR))
             self.b.store(value, self.cg.error_global(INDEX_VALUE))
+            self.b.store(self._int64(extent), self.cg.error_global(INDEX_EXTENT))
         if self.checks is not None:
             self.checks.append(ok)
         return self.b.select(ok, wrapped, ll.Constant(value.type, 0))

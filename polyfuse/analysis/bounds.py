@@ -16,6 +16,7 @@ from polyfuse.errors import ArgumentError
 from polyfuse.model.ir import raise_check
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_parts import sets_of
+from polyfuse.model.names import user_name
 from polyfuse.model.scop import Scop, isl_name
 
 
@@ -46,6 +47,7 @@ class BoundsChecker:
 
     def __init__(self, scop: Scop, as_written: Scop | None = None) -> None:
         self.params = scop.params
+        self.user_names = dict(scop.user_names)  # the arrays' names as the user wrote them (messages)
         self.prefix = "[" + ", ".join(self.params) + "]"
         self.checks = _axis_checks(scop, self.prefix)
         if as_written is not None and as_written is not scop:
@@ -96,7 +98,7 @@ class BoundsChecker:
                 "'symmetric' and 'wrap' mirror once; a sliding_window_view window)")
         for check in self.checks:
             if check.unsafe.holds_for(values, point):
-                raise ArgumentError(self._message(check, point.set, values))
+                raise ArgumentError(self._message(check, point.set, values, self.user_names))
         return True
 
     def __getstate__(self) -> dict:
@@ -104,7 +106,8 @@ class BoundsChecker:
         checks = [(c.array, c.axis, c.extent, c.touched if isinstance(c.touched, str) else c.touched.to_str(),
                    c.unsafe) for c in self.checks]
         return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding,
-                "unassumed": self.unassumed, "assertions": self.assertions, "numpy_runs": self.numpy_runs}
+                "unassumed": self.unassumed, "assertions": self.assertions, "numpy_runs": self.numpy_runs,
+                "user_names": self.user_names}
 
     def __setstate__(self, state: dict) -> None:
         self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
@@ -112,6 +115,7 @@ class BoundsChecker:
         self.unassumed = state["unassumed"]
         self.assertions = [a if len(a) == 3 else (*a, "AssertionError") for a in state["assertions"]]  # (before np38)
         self.numpy_runs = state.get("numpy_runs")
+        self.user_names = state.get("user_names", {})
         self._safe = OrderedDict()
 
     def _point(self, values: dict[str, int]) -> isl.Set:
@@ -119,14 +123,15 @@ class BoundsChecker:
         return isl.Set(f"{self.prefix} -> {{ : {cons} }}")
 
     @staticmethod
-    def _message(check: AxisCheck, point: isl.Set, values: dict[str, int]) -> str:
+    def _message(check: AxisCheck, point: isl.Set, values: dict[str, int], user_names: dict[str, str]) -> str:
+        array = user_name(check.array, user_names)
         touched = check.accessed.intersect_params(point)
         low, high = touched.dim_min_val(check.axis), touched.dim_max_val(check.axis)
         rank = touched.dim(isl.dim_type.set)
         index = ", ".join(f"{low}..{high}" if d == check.axis else ":" for d in range(rank))
         return (
-            f"out-of-bounds access: the kernel touches {check.array}[{index}] but axis {check.axis} "
-            f"of {check.array} has extent {_evaluate(check.extent, point)} "
+            f"out-of-bounds access: the kernel touches {array}[{index}] but axis {check.axis} "
+            f"of {array} has extent {_evaluate(check.extent, point)} "
             f"for these arguments ({_describe(values)}); pass larger arrays or smaller sizes"
             + ("; negative indices are not wrapped around as in Python, guard them with "
                "'... if i > 0 else ...'" if low.is_neg() else "")

@@ -428,11 +428,12 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None,
 
 
 def check_scalars_defined(scop: Scop) -> None:
-    """A local scalar read on some path before any assignment is an error, as in Python."""
+    """A local scalar read on some path before any assignment is an error, as in Python.  The
+    user's locals are checked before those the frontend made of them (a version, a kind flag:
+    polyfuse.model.names), and the message names the user's local."""
     reads, writes = scop.reads(), scop.writes()
-    for info in scop.arrays:
-        if not info.is_scalar:
-            continue
+    scalars = [info for info in scop.arrays if info.is_scalar]
+    for info in sorted(scalars, key=lambda info: scop.shown(info.name) != info.name):  # (stable)
         iname = isl_name(info.name)
         r, w = on_array(reads, iname), on_array(writes, iname)
         undefined = _unassigned_reads(r, w, scop.schedule).intersect_params(scop.context)
@@ -445,7 +446,7 @@ def check_scalars_defined(scop: Scop) -> None:
             hint = ("; inside an if whose condition reads data it keeps its previous value where "
                     "the condition is false, so assign it before that if")
         raise UnsupportedError(
-            f"local {info.name!r} may be read before it is assigned (assign it on every path "
+            f"local {scop.shown(info.name)!r} may be read before it is assigned (assign it on every path "
             f"before this statement){hint}", stmt.span, "use of unassigned local",
         )
 

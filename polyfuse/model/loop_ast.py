@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from polyfuse.model import ir
+from polyfuse.model.names import user_name
 from polyfuse.model.region import render as render_region
 from polyfuse.model.scop import Argument, ArrayInfo, Statement
 
@@ -163,6 +164,12 @@ class LoopProgram:
     #: the statements passes/packed_rows.py made (rows W at once, under a block loop): their
     #: regions share one body with their serial function (backends/cpu/llvm.py, ``shared_twins``)
     packed_rows: frozenset[str] = frozenset()
+    #: the user's names of the frontend's fresh ones (Scop.user_names), for error messages
+    user_names: tuple[tuple[str, str], ...] = ()
+
+    def shown(self, name: str) -> str:
+        """``name`` as the user wrote it (polyfuse.model.names)."""
+        return user_name(name, dict(self.user_names))
 
     def statement(self, name: str) -> Statement:
         return self._statements_by_name[name]

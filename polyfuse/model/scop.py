@@ -16,6 +16,7 @@ import numpy as np
 
 from polyfuse.errors import SourceSpan
 from polyfuse.model import ir
+from polyfuse.model.names import user_name
 from polyfuse.model.region import Region, Summed
 
 ISL_RESERVED = {
@@ -276,6 +277,13 @@ class Scop:
     # isl text of the sizes outside ``context`` where NumPy runs the statements too (two slices it
     # requires equal, both empty by different amounts): such calls run the undecorated function
     numpy_runs: str | None = None
+    # names the frontend gave a binding of the user's name (``v_2`` for ``v``): fresh -> the
+    # user's, which messages show (polyfuse.model.names; frontend.rewrite.Rewriter.fresh)
+    user_names: tuple[tuple[str, str], ...] = ()
+
+    def shown(self, name: str) -> str:
+        """``name`` as the user wrote it (``v`` for ``v_2``, ``__version0_v``, ``__strong_v``)."""
+        return user_name(name, dict(self.user_names))
 
     def array(self, name: str) -> ArrayInfo:
         for info in self.arrays:

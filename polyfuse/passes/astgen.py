@@ -55,7 +55,7 @@ def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences, *,
     return LoopProgram(
         name=scop.name, root=Block(top_level_loops(_node(root, checker))), arguments=scop.arguments,
         params=scop.params,
-        arrays=scop.arrays, statements=scop.statements,
+        arrays=scop.arrays, statements=scop.statements, user_names=scop.user_names,
     )
 
 

@@ -234,10 +234,12 @@ def test_reads_check_the_count(target):
     _check(filled_then_read, [(X, 1.0, 0), (X, 1.0, -1), (X, 1.0, 2), (X, 1.0, -3)], target)
     k = polyfuse.kernel(filled_then_read, target=target)
     for args in ((X, 1.0, 3), (X, 1.0, -4), (X, 100.0, 0), (X, 1.0, 5)):
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError) as numpy_error:
             filled_then_read(*args)
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError) as error:
             k(*args)
+        # NumPy's message (the index and the count), naming the user's array
+        assert str(error.value) == str(numpy_error.value).replace(" with size", " of 'out' with size")
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
+import traceback
 
 import numpy as np
 import pytest
 
 import polyfuse
 from polyfuse import ArgumentError, PolyfuseError, UnsupportedError
+from polyfuse.model.names import in_user_names, user_name
 
 # Every kernel below marks its offending line with "# ERR"; SNIPPETS says where on that line the
 # error must point (the caret column is the first character of the snippet).
@@ -194,6 +197,108 @@ def k_branch_allocation(n, A):
     return s
 
 
+def k_generator(n, A):
+    for i in range(n):
+        yield A[i]  # ERR
+
+
+def k_class(n, A):
+    class Point:  # ERR
+        pass
+    A[0] = 1.0
+
+
+def k_dict(n, A):
+    d = {}  # ERR
+    for i in range(n):
+        d[i] = A[i]
+
+
+def k_set(n, A):
+    s = set()  # ERR
+    for i in range(n):
+        s.add(i)
+
+
+def k_recursion(n, A):
+    if n > 0:
+        k_recursion(n - 1, A)  # ERR
+    A[n] = 1.0
+
+
+def k_string_method(n, A):
+    t = "abc".upper()  # ERR
+    A[0] = len(t)
+
+
+COUNT = 0
+
+
+def k_global(n, A):
+    global COUNT  # ERR
+    COUNT += 1
+
+
+def k_with(n, A):
+    with open("data") as f:  # ERR
+        A[0] = float(f.read())
+
+
+def k_raise(n, A):
+    for i in range(n):
+        if A[i] < 0:
+            raise KeyError("negative")  # ERR
+
+
+def k_keyword_call(n, A):
+    for i in range(n):
+        A[i] = round(A[i], ndigits=2)  # ERR
+
+
+def k_string_argument(n, A):
+    for i in range(n):  # ERR: n is the string '4' in this call
+        A[i] = 1.0
+
+
+# renamed locals (frontend/branch_locals.py: a scratch local of an if gets a fresh name in each
+# branch; frontend/local_versions.py: a local of two types becomes one version per type): the
+# message names the user's local, never ``v_2`` or ``__version0_q``
+def k_branch_local_subscript(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            v = x[i]
+            out[v] = 1.0  # ERR
+        v = 1.0
+        out[i] += v
+
+
+def k_branch_local_attribute(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            v = x[i]
+            out[i] = v.itemsize  # ERR
+        v = 1.0
+        out[i] += v
+
+
+def k_split_local_unassigned(x, out):
+    r = 0
+    if x[0] > 0:
+        r = x[0]
+    else:
+        r = 1.5
+    for i in range(x.shape[0]):
+        if i > 2:
+            q = r
+    return q  # ERR
+
+
+def k_rebound_argument(x, out):
+    x = x * 2.0
+    for i in range(x.shape[0]):
+        out[i] = x.itemsize  # ERR
+
+
 # name -> (kernel, snippet at the caret, words the message must contain, args)
 V = np.zeros(8)
 M = np.zeros((8, 8))
@@ -214,7 +319,7 @@ CASES = {
     "read before assignment": (k_read_before_assign, "t", ["'t'"], (4, V)),
     "maybe unassigned": (k_maybe_unassigned, "A[i] = t", ["'t'", "assigned"], (4, V)),
     "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),
-    "bare call": (k_bare_call, "print(i)", [], (4, V)),
+    "bare call": (k_bare_call, "print(i)", ["print()", "writes no output"], (4, V)),
     "import other module": (k_import_other, "import os", ["numpy, math and cmath"], (4, V)),
     "import after use": (k_import_after_use, "import math", ["before the names are used"], (4, V)),
     "default None": (k_default_none, "out", ["parameter 'out' is None here", "if out is None"], (4, V)),
@@ -226,7 +331,25 @@ CASES = {
     "scalar or array": (k_scalar_or_array, "r = A * 2.0", ["'r' is a scalar local (line", "its own name"], (4, V)),
     "counted allocation": (k_counted_allocation, "np.empty(k)", ["np.empty of 'k'", "no trip count from the sizes"], (4, V)),
     "allocation in a data branch": (k_branch_allocation, "out = np.zeros(m)", ["extent 'm'", "not affine"], (4, V)),
+    "generator": (k_generator, "yield A[i]", ["yield", "generator function", "fill an array"], (4, V)),
+    "class": (k_class, "class Point", ["class definition"], (4, V)),
+    "dict": (k_dict, "{}", ["dict"], (4, V)),
+    "set": (k_set, "set()", ["set"], (4, V)),
+    "recursion": (k_recursion, "k_recursion(n - 1, A)", ["recursive call"], (4, V)),
+    "string method": (k_string_method, '"abc".upper()', ["upper"], (4, V)),
+    "global statement": (k_global, "global COUNT", ["global statement"], (4, V)),
+    "with": (k_with, "with open", ["with statement"], (4, V)),
+    "raise": (k_raise, "raise KeyError", ["raise statement"], (4, V)),
+    "keyword arguments": (k_keyword_call, "round(A[i], ndigits=2)", ["keyword arguments"], (4, V)),
+    "string argument": (k_string_argument, "n):", ["parameter 'n' is the str '4'"], ("4", V)),
+    "renamed branch local (subscript)": (k_branch_local_subscript, "v]", ["subscript 'v' is a float64"], (V, V)),
+    "renamed branch local (attribute)": (k_branch_local_attribute, "v.itemsize", ["attribute v.itemsize"], (V, V)),
+    "split local": (k_split_local_unassigned, "return q", ["local 'q' may be read before"], (V, V)),
+    "rebound argument": (k_rebound_argument, "x.itemsize", ["attribute x.itemsize"], (V, V)),
 }
+
+#: names the frontend makes (polyfuse.model.names), which no message may show
+INTERNAL_NAME = re.compile(r"__(version|kind|strong|next|return)|\b_?pf_\w|_polyfuse_|\b[A-Za-z]\w*_\d+\b")
 
 
 def expected_location(fn, snippet: str) -> tuple[str, int, int, str]:
@@ -268,6 +391,8 @@ def test_unsupported_construct_location(case):
     scrubbed = message.replace(filename, "<user file>")
     for internal in ("polyfuse/", "frontend/", "backends/", "Traceback", "site-packages"):
         assert internal not in scrubbed, message
+    # ... nor names the frontend made (v_2 for v, __version0_q, __strong_s), in the message or construct
+    assert not INTERNAL_NAME.search(exc.reason + exc.construct), (exc.reason, exc.construct)
 
 
 @pytest.mark.parametrize("case", ["try", "lambda", "nested function", "float range bound"])
@@ -432,6 +557,48 @@ def test_bad_options():
 def test_inspect_llvm_needs_cpu_target(k_scale):
     with pytest.raises(ArgumentError, match="cpu"):
         k_scale.inspect_llvm(4, np.zeros(4), np.zeros(4))
+
+
+_BUFFER = np.arange(8.0)
+#: invalid calls of ``scale``: name -> (args, kwargs, error, words its message must contain)
+BAD_CALLS = {
+    "dtype": ((4, np.zeros(4, np.float16), np.zeros(4)), {}, ArgumentError, ["argument 'A' has dtype float16"]),
+    "big-endian": ((4, np.zeros(4, ">f8"), np.zeros(4)), {}, ArgumentError, ["'A'", "astype"]),
+    "list": ((4, [1.0, 2.0], np.zeros(4)), {}, ArgumentError, ["argument 'A' has type list"]),
+    "too small": ((8, np.zeros(4), np.zeros(8)), {}, ArgumentError, ["A[0..7]", "axis 0 of A has extent 4"]),
+    "overlap": ((4, _BUFFER[:4], _BUFFER[2:6]), {}, ArgumentError, ["'A' and 'B' overlap"]),
+    "read-only": ((4, np.zeros(4), np.broadcast_to(np.zeros(1), (4,))), {}, ArgumentError, ["'B' is read-only"]),
+    "None": ((4, None, np.zeros(4)), {}, UnsupportedError, ["parameter 'A' is None here"]),
+    "unknown keyword": ((4, np.zeros(4)), {"C": np.zeros(4)}, ArgumentError,
+                        ["scale(): got an unexpected keyword argument 'C'"]),
+    "missing": ((4, np.zeros(4)), {}, ArgumentError, ["scale(): missing a required argument: 'B'"]),
+    "too many": ((4, np.zeros(4), np.zeros(4), 1), {}, ArgumentError, ["scale(): too many positional"]),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CALLS))
+def test_bad_call_names_the_argument(k_scale, case):
+    """Each refusal of a call says which argument and why, without polyfuse's frames or names."""
+    args, kwargs, error, words = BAD_CALLS[case]
+    with pytest.raises(error) as info:
+        k_scale(*args, **kwargs)
+    message = str(info.value)
+    for word in words:
+        assert word in message, (word, message)
+    assert not INTERNAL_NAME.search(message), message
+    frames = [f.filename for f in traceback.extract_tb(info.value.__traceback__)]
+    assert all(f == __file__ or f.endswith("polyfuse/kernel.py") for f in frames), frames  # the call and Kernel.__call__: no islpy, llvmlite or frontend frame
+
+
+def test_user_name_undoes_every_renaming():
+    """polyfuse.model.names: the prefixes of frontend/local_versions.py, returns.py and lift.py,
+    and the fresh names frontend.rewrite records, back to the user's name."""
+    renames = {"v_2": "v", "v_2_2": "v"}
+    for made in ("v", "v_2", "v_2_2", "__version0_v", "__version12_v_2", "__kind_v", "__strong_v",
+                 "__strong_v_2", "__next__version0_v", "__next__version1_v_2_2"):
+        assert user_name(made, renames) == "v", made
+    assert user_name("v_3", renames) == "v_3"  # a name the user wrote
+    assert in_user_names("local '__strong_v_2' and v_2.itemsize, A.v_2", renames) == "local 'v' and v.itemsize, A.v_2"
 
 
 def test_wrong_rank(k_scale):
