@@ -1653,6 +1653,7 @@ class Lowering:
                 and self.loads[source] == 1 and self.whole_temporary(value) and value.base is not None:
             # acc = a, the only read of a (a helper's result) and all of a temporary: acc takes it over
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "temp", self.block)
+            self.named_by_user(value, name)
             return []
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
@@ -1694,6 +1695,7 @@ class Lowering:
         if value.base is not None and not self.copies(stmt, name):  # a slice or transpose: NumPy binds a view
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
                                          view=value)
+            self.named_by_user(value, name)
             return []
         array = name if entry is None and name not in self.args and name not in self.temporaries \
             else self.fresh(f"{name}_")
@@ -1947,6 +1949,13 @@ class Lowering:
         """The kernel's own name for kernel array ``array`` (temporaries are renamed)."""
         names = sorted(self.names.items(), key=lambda item: item[1].kind == "view")  # arrays' own names first
         return next((n for n, e in names if e.array == array and e.live), array)
+
+    def named_by_user(self, value: View, name: str) -> None:
+        """``name = value`` binds the user's name to all of a temporary this lowering made
+        (``h = np.bincount(x)``: ``pf_bincount2``): messages name that array ``h`` (the first such
+        name; polyfuse.model.names)."""
+        if value.base is not None and value.base.startswith("pf_") and self.whole_temporary(value):
+            self.source.user_names.setdefault(value.base, name)
 
     def whole_temporary(self, view: View | None) -> bool:
         """Whether ``view`` is all of an array temporary this lowering allocated, in order."""

@@ -242,8 +242,10 @@ def _evaluate(text: str, point: isl.Set) -> str:
 
 
 def _describe(values: dict[str, int]) -> str:
+    """The call's sizes as the user names them (``A.shape[0]=4``); the sizes the call computes
+    (``pf_size1``: np.bincount's length, frontend.call_sizes) are the user's nowhere, left out."""
     return ", ".join(f"{k.replace('__shape', '.shape[')}{']' if '__shape' in k else ''}={v}"
-                     for k, v in values.items())
+                     for k, v in values.items() if not k.startswith(("pf_", "_pf")))
 
 
 def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:

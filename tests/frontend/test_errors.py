@@ -590,6 +590,26 @@ def test_bad_call_names_the_argument(k_scale, case):
     assert all(f == __file__ or f.endswith("polyfuse/kernel.py") for f in frames), frames  # the call and Kernel.__call__: no islpy, llvmlite or frontend frame
 
 
+def counts_at(idx, k):
+    h = np.bincount(idx)
+    return h[k], h[idx[0] + 10]
+
+
+def test_errors_name_the_users_array_not_the_lowerings():
+    """A subscript outside a NumPy call's result (np.bincount's, a buffer the lowering made) names
+    the user's array ``h``: refused per call where it is affine, NumPy's IndexError where run."""
+    kernel = polyfuse.kernel(counts_at, target="python")
+    with pytest.raises(ArgumentError) as refused:
+        kernel(np.array([0, 1]), 10)
+    assert "the kernel touches h[0..10] but axis 0 of h has extent 2" in str(refused.value)
+    assert not INTERNAL_NAME.search(str(refused.value)), str(refused.value)
+    with pytest.raises(IndexError) as numpy_error:
+        counts_at(np.array([0, 1]), 1)
+    with pytest.raises(IndexError) as error:
+        kernel(np.array([0, 1]), 1)
+    assert str(error.value) == str(numpy_error.value).replace(" with size", " of 'h' with size")
+
+
 def test_user_name_undoes_every_renaming():
     """polyfuse.model.names: the prefixes of frontend/local_versions.py, returns.py and lift.py,
     and the fresh names frontend.rewrite records, back to the user's name."""
