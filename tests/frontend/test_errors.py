@@ -393,6 +393,9 @@ def test_unsupported_construct_location(case):
         assert internal not in scrubbed, message
     # ... nor names the frontend made (v_2 for v, __version0_q, __strong_s), in the message or construct
     assert not INTERNAL_NAME.search(exc.reason + exc.construct), (exc.reason, exc.construct)
+    # the traceback is the call's and Kernel.__call__'s: no frontend, islpy or llvmlite frame
+    frames = [f.filename for f in traceback.extract_tb(exc.__traceback__)]
+    assert all(f == __file__ or f.endswith("polyfuse/kernel.py") for f in frames), frames
 
 
 @pytest.mark.parametrize("case", ["try", "lambda", "nested function", "float range bound"])
