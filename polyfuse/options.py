@@ -180,9 +180,10 @@ def prefetch_bytes() -> int:
     each stream of lines, but a block of rows read side by side (atax, bicg and mvt read 8 rows
     of ``A`` at once) is 8 streams per core.  256 bytes (4 lines ahead): one-thread CPU time at
     the bench size 3-8% lower for atax, bicg and mvt in 9 of 9 interleaved pairs (load 11-12;
-    docs/performance.md, session 37 mv50); two threads not measured on a quiet machine and the
-    other kernels not measured, so default 0 (off).  Sizes as ``256`` or ``1K``; read at compile
-    time (part of the disk cache's key); a bad value is an ArgumentError."""
+    docs/performance.md, session 37 mv50), but kernels that read from the caches lost (one
+    thread, three runs: jacobi-2d 1.09-1.13x, conv_bn_relu 1.05-1.12x, heat-3d 1.04-1.11x the time), and two
+    threads were not measured on a quiet machine, so default 0 (off).  Sizes as ``256`` or
+    ``1K``; read at compile time (part of the disk cache's key); a bad value is an ArgumentError."""
     text = os.environ.get("POLYFUSE_PREFETCH")
     if text is None or not text.strip():
         return 0

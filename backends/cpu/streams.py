@@ -20,7 +20,8 @@ fence before each barrier and before it returns (``KernelCodegen.fence_streams``
 The loads' side (``POLYFUSE_PREFETCH``, default off): ``prefetched_loads`` gives every vector
 load of float64/float32 elements of the optimised module a software prefetch of the address a
 fixed number of bytes past it, for loops that read several rows side by side (one hardware
-prefetcher stream per row).
+prefetcher stream per row: bicg and mvt 6-8% less CPU on one thread); off by default because
+every other vector load gets one too, and loops reading from the caches lost (jacobi-2d 1.09-1.13x).
 """
 
 from __future__ import annotations
