@@ -173,6 +173,29 @@ def lazy_streams() -> bool:
     return env_flag("POLYFUSE_LAZY_STREAMS", True)
 
 
+def prefetch_bytes() -> int:
+    """``POLYFUSE_PREFETCH``: after LLVM's optimiser, every vector load of float64/float32
+    elements gets a software prefetch (``llvm.prefetch``, read, to L1) of the address this many
+    bytes past it (backends/cpu/streams.py ``prefetched_loads``).  A hardware prefetcher follows
+    each stream of lines, but a block of rows read side by side (atax, bicg and mvt read 8 rows
+    of ``A`` at once) is 8 streams per core.  256 bytes (4 lines ahead): one-thread CPU time at
+    the bench size 3-8% lower for atax, bicg and mvt in 9 of 9 interleaved pairs (load 11-12;
+    docs/performance.md, session 37 mv50), but kernels that read from the caches lost (one
+    thread, three runs: jacobi-2d 1.09-1.13x, conv_bn_relu 1.05-1.12x, heat-3d 1.04-1.11x the time), and two
+    threads were not measured on a quiet machine, so default 0 (off).  Sizes as ``256`` or
+    ``1K``; read at compile time (part of the disk cache's key); a bad value is an ArgumentError."""
+    text = os.environ.get("POLYFUSE_PREFETCH")
+    if text is None or not text.strip():
+        return 0
+    try:
+        size = hardware.parse_size(text)
+    except ValueError:
+        size = -1
+    if size < 0:
+        raise ArgumentError(f"POLYFUSE_PREFETCH={text!r} is not a size (bytes, or with K, M, G)")
+    return size
+
+
 def vector_checks() -> bool:
     """``POLYFUSE_VECTOR_CHECKS``: a loop nest whose statements hold run-time checks (ir.Check:
     NumPy's element-store range checks, asserts) and read no array or scalar they write runs

@@ -91,6 +91,7 @@ from polyfuse.backends.cpu.streams import (
     computes_math,
     nontemporal_stores,
     plain_store,
+    prefetched_loads,
     scope_marks,
     streamable_arrays,
 )
@@ -124,6 +125,7 @@ from polyfuse.options import (
     math_loop_interleave,
     one_row_copy,
     packed_twins,
+    prefetch_bytes,
     rare_loops,
     row_alias_checks,
     row_heads,
@@ -395,7 +397,7 @@ class LLVMKernel:
                 # parse orders each value's uses as the text does, and the register allocator
                 # follows that order (without it 56 of 162 functions got other registers)
                 # (mask_moves: a function at risk of LLVM 22's miscompiled sign masks loses AVX512DQ/BW)
-                module = llvm.parse_assembly(mask_moves_guarded(nontemporal_stores(str(module)),
+                module = llvm.parse_assembly(mask_moves_guarded(self.artifact.after_optimiser(str(module)),
                                                                 machine_features(self.artifact.gathers)))
             module.name = name  # (the object cache keys by module name)
             self.engine.add_module(module)
@@ -887,6 +889,7 @@ class LLVMArtifact:
     # (function, its streaming twin): functions that probe their streaming loops (lazy_streams)
     streamed: tuple[tuple[str, str], ...] = ()
     stream_bytes: int = 0  # options.stream_store_bytes() when the kernel was compiled
+    prefetch: int = 0  # options.prefetch_bytes() when the kernel was compiled
 
     @functools.cached_property
     def optimized_ir(self) -> str:
@@ -894,7 +897,12 @@ class LLVMArtifact:
         function when it first runs, ``split_functions``)."""
         module = llvm.parse_assembly(self.linked_ir)
         optimize(module, self)
-        return mask_moves_guarded(nontemporal_stores(str(module)), machine_features(self.gathers))
+        return mask_moves_guarded(self.after_optimiser(str(module)), machine_features(self.gathers))
+
+    def after_optimiser(self, text: str) -> str:
+        """The optimised module's text with the streams' marks made non-temporal stores and,
+        with ``prefetch``, its vector loads prefetched (backends/cpu/streams.py)."""
+        return prefetched_loads(nontemporal_stores(text), self.prefetch)
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -942,7 +950,8 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
                         without_load_pre=() if tiled_load_pre() else with_streamed(tiled_functions(program, phases),
                                                                                    streamed),
                         twins=tuple((phase_name(program.name, p), phase_name(program.name, p, region=True))
-                                    for p in twins), streamed=streamed, stream_bytes=stream_store_bytes())
+                                    for p in twins), streamed=streamed, stream_bytes=stream_store_bytes(),
+                        prefetch=prefetch_bytes())
 
 
 def streamed_pair(module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
@@ -1278,7 +1287,7 @@ def _object_key(kernel: LLVMKernel, name: str, text: str) -> tuple:
     artifact = kernel.artifact
     return (name, hashlib.sha256(text.encode()).digest(), artifact.opt_level, artifact.gathers,
             artifact.row_alias_checks, name in artifact.without_lsr, name in artifact.without_load_pre,
-            kernel.small_code, mask_moves_active())
+            kernel.small_code, mask_moves_active(), artifact.prefetch)
 
 
 def _generated_object(key: tuple) -> bytes | None:

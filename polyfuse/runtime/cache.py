@@ -117,6 +117,7 @@ def cpu_key() -> str:
         overwritten_stores,
         packed_twins,
         phase_chains,
+        prefetch_bytes,
         product_pairs,
         product_twins,
         rare_loops,
@@ -176,6 +177,7 @@ def cpu_key() -> str:
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     sizes += " math-streams" if stream_math() else ""
     sizes += " lazy-streams" if lazy_streams() else ""  # (artifacts with streaming twins)
+    sizes += f" prefetch-{prefetch_bytes()}" if prefetch_bytes() else ""  # (vector loads prefetched)
     sizes += " mask-moves-guard" if mask_moves_guard() else ""  # (objects made before it may hold llvm#191304)
     cpu_name, features = llvm_host()
     return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"

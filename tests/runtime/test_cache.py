@@ -156,6 +156,14 @@ def test_session_35_compile_knobs_are_part_of_the_key(monkeypatch, knob):
     assert cache.cpu_key() != default
 
 
+def test_the_prefetch_distance_is_part_of_the_key(monkeypatch):
+    """Default off (0); a distance changes every function's machine code (backends/cpu/streams.py)."""
+    monkeypatch.delenv("POLYFUSE_PREFETCH", raising=False)
+    off = cache.cpu_key()
+    monkeypatch.setenv("POLYFUSE_PREFETCH", "256")
+    assert cache.cpu_key() != off
+
+
 def test_the_packed_rows_knobs_are_part_of_the_key(monkeypatch):
     """Default off, 1 changes the code (backends/cpu/llvm.py shared_twins, passes/packed_rows.py)."""
     monkeypatch.delenv("POLYFUSE_PACKED_TWINS", raising=False)

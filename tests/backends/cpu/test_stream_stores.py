@@ -221,3 +221,45 @@ def test_the_streaming_twin_is_made_when_a_call_first_may_stream(streaming, monk
     _checked_calls(row, [call])
     assert backend.generated[-1] == twin  # after the plain run that wanted it
     _checked_calls(row, [call, (x[:100], np.full((3, 100), -1.0))])
+
+
+def test_prefetched_loads_text():
+    """``prefetched_loads`` (POLYFUSE_PREFETCH): a prefetch of the address ``distance`` bytes on
+    before each float vector load, declared once; scalar and integer loads, and distance 0, as
+    they were."""
+    from polyfuse.backends.cpu.streams import prefetched_loads
+
+    text = ("define void @f(ptr %a, ptr %b) {\n  %v = load <8 x double>, ptr %a, align 8, !tbaa !3\n"
+            "  %w = load <16 x float>, ptr %b, align 4\n  %s = load double, ptr %a, align 8\n"
+            "  %i = load <8 x i64>, ptr %b, align 8\n  ret void\n}\n")
+    assert prefetched_loads(text, 0) == text
+    out = prefetched_loads(text, 256)
+    assert out.count("call void @llvm.prefetch.p0(") == 2 and out.count("declare void @llvm.prefetch.p0(") == 1
+    assert "getelementptr i8, ptr %a, i64 256" in out and "getelementptr i8, ptr %b, i64 256" in out
+
+
+def test_prefetched_loads_on_the_team(monkeypatch):
+    """bicg's fused pair (8 rows side by side, partial sums per chunk) with its vector loads
+    prefetched, on the team: the user's function's values; a bad size is refused."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    monkeypatch.setenv("POLYFUSE_PREFETCH", "256")
+    entry = suite.get("bicg")
+    args = entry.make_args(np.random.default_rng(5), m=75, n=131)
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with threads_forced():
+        polyfuse.set_num_threads(2)
+        kernel = polyfuse.kernel(entry.func)
+        for _ in range(2):  # (the first run of a phase is measured on one thread)
+            ours = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            kernel(*ours)
+        assert kernel.compile(*args).backend.phase_runs
+    entry.func(*expected)
+    for a, b in zip(ours, expected):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert "@llvm.prefetch.p0(" in kernel.inspect_llvm(*args)
+    monkeypatch.setenv("POLYFUSE_PREFETCH", "far")
+    with pytest.raises(ArgumentError, match="POLYFUSE_PREFETCH"):
+        polyfuse.kernel(entry.func)(*args)
