@@ -79,6 +79,7 @@ from .returns import (
     STRONG,
     Inherited,
     KindChoice,
+    KindSplit,
     changed_flag,
     choice_kinds,
     choice_of,
@@ -548,10 +549,13 @@ class Lifter:
                 return ast.copy_location(ast.Constant(weak[n.id]), n) if n.id in weak else n
 
         alternative = _Weak().visit(copy.deepcopy(expr))
+        exprs = self.expressions(scope)
         try:
-            converted = self.expressions(scope).convert(alternative)
+            converted = exprs.convert(alternative)
         except UnsupportedError:
             return None
+        if exprs.split_of(converted) is not None:  # s += t * 0.1 of a t of several types: its version's
+            return KindSplit(alternative, tuple(names)) if _weak_leaf(exprs, converted) else (0, ())
         if not converted.weak or not choices and pushed_choice(expr) is not None:
             return (0, ())  # (NumPy's on every path, or not followed further)
         return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
@@ -755,6 +759,14 @@ class Lifter:
         value = final.value if isinstance(final, ast.Return) else None
         return frozenset(n for e in (value.elts if isinstance(value, ast.Tuple) else [value])
                          if e is not None and not isinstance(e, ast.Name) for n in read_names(e))
+
+
+def _weak_leaf(expressions: ExpressionLifter, value: ir.Expr) -> bool:
+    """Whether some branch of ``value`` (a choice between types: ``split_of``) is a Python number."""
+    split = expressions.split_of(value)
+    if split is None:
+        return value.weak
+    return _weak_leaf(expressions, split[1]) or _weak_leaf(expressions, split[2])
 
 
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:

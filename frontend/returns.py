@@ -176,14 +176,27 @@ class KindChoice:
     otherwise: Inherited
 
 
+@dataclasses.dataclass(frozen=True)
+class KindSplit:
+    """The kind of a value that reads a local of several types (frontend.local_versions: ``s +=
+    t * 0.1`` of ``t = x[i] + 1 if x[i] > 5 else 3``, a float64 version and a Python int's): the
+    kind of the branch of ``weak`` (the value with the flagged locals ``names`` as Python
+    numbers) that the versions' select takes, NumPy's where one of ``names`` holds NumPy's."""
+    weak: ast.expr
+    names: tuple[str, ...]
+
+
 # a value's kind: the Python kind where the flagged locals read hold Python numbers, and those
-# locals (``(0, ())``: NumPy's on every path), or a choice between two such kinds
-Inherited = tuple[int, tuple[str, ...]] | KindChoice
+# locals (``(0, ())``: NumPy's on every path), a choice between two such kinds, or the kind of a
+# split local's version read
+Inherited = tuple[int, tuple[str, ...]] | KindChoice | KindSplit
 
 
 def inherited_names(inherited: Inherited) -> set[str]:
     if isinstance(inherited, KindChoice):
         return inherited_names(inherited.then) | inherited_names(inherited.otherwise)
+    if isinstance(inherited, KindSplit):
+        return set(inherited.names)
     return set(inherited[1])
 
 
@@ -215,12 +228,25 @@ def inherited_flag(flags, inherited: Inherited, like: ast.AST) -> ir.Expr:
     if isinstance(inherited, KindChoice):  # Python's truth of the test: k[i] is k[i] != 0
         return _select(flags.truth(flags.convert(inherited.test)), inherited_flag(flags, inherited.then, like),
                        inherited_flag(flags, inherited.otherwise, like))
-    kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
-    for name in inherited[1]:
+    if isinstance(inherited, KindSplit):
+        kind_of, names = split_kind(flags, flags.convert(inherited.weak)), inherited.names
+    else:
+        kind_of, names = ir.Const(inherited[0], "int8", False), inherited[1]
+    for name in names:
         own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), like))
         strong = ir.Compare("==", own, ir.Const(0, "int8", False))
         kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
     return kind_of
+
+
+def split_kind(expressions, value: ir.Expr) -> ir.Expr:
+    """The kind of the branch of ``value`` that runs, where it chooses between types (a local of
+    several types read: ``expressions.split_of``), as the versions' selects choose."""
+    split = expressions.split_of(value)
+    if split is None:
+        return _leaf_kind(value)
+    select, then, otherwise = split
+    return _select(select.cond, split_kind(expressions, then), split_kind(expressions, otherwise))
 
 
 def _leaf_kind(value: ir.Expr) -> ir.Expr:
