@@ -441,10 +441,13 @@ class Lifter:
     def _type_varies(self, node: ast.stmt, scope: Scope) -> bool:
         """Whether the loop's data may choose the type of the value this assignment leaves
         (``LocalWrite.varies``): under a data-dependent ``if`` inside the outermost loop, a choice
-        (``m = max(m, x[i])``), or reading a local split into versions."""
+        (``m = max(m, x[i])``), reading one (``s += x_f32[i] if x_f32[i] > 5 else 0.1``: Python's
+        ``s`` stays a float, summed in float64, while the branches taken are 0.1) or reading a
+        local split into versions."""
         value = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
         return bool(scope.loop_vars) and (len(self.guards) > self.loop_guards or choice_of(node) is not None
-                                          or value is not None and bool(read_names(value) & self.split.keys()))
+                                          or value is not None and (pushed_choice(value) is not None
+                                                                    or bool(read_names(value) & self.split.keys())))
 
     def _versions_through_temporaries(self, node: ast.stmt, names: list[ast.Name], parts: list[ir.Expr],
                                       scope: Scope, lifter: ExpressionLifter) -> list:
