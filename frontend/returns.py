@@ -346,9 +346,23 @@ def _lift_split(lifter, node: ast.Return, value: ast.expr, converted: ir.Expr, s
         return 1 + "ifbc".index("b" if t.dtype == "bool" else t.dtype[0] if t.dtype[0] in "fc" else "i")
 
     stored, flag = _stored(expressions, value, converted, storage, kind)
+    if strong:  # (of one NumPy dtype, the kind _lift_value follows through the flagged locals)
+        flag = _python_first(lifter, value, scope, expressions, flag)
     name = _store_result(lifter, node, value, stored, scope, nodes, expressions)
     flag_name = _store_result(lifter, node, value, flag, scope, nodes, expressions)
     return Returned("scalar", name, storage, strong_flag=flag_name, strong_types=strong)
+
+
+def _python_first(lifter, value: ast.expr, scope, expressions, flag: ir.Expr) -> ir.Expr:
+    """``flag`` (the kind of the branch of a returned choice of several types), except where a
+    branch that reads flagged locals gives a Python number, as they hold Python numbers: ``return
+    s if s > 1.5 else y[0]`` of a float32 ``s = 0.0`` then ``s += x[i] if x[i] > 5 else 1.0``
+    (Python's float where every ``x[i]`` was small; np.float32 before: the leaf's dtype)."""
+    inherited = lifter.kind_through_flags(value, scope)
+    if inherited is None or not inherited_names(inherited):
+        return flag
+    python = inherited_flag(expressions, inherited, value)
+    return ir.Select(ir.Compare("!=", python, ir.Const(0, "int8", False)), python, flag, "int8", False)
 
 
 def _leaf_types(expressions, expr: ir.Expr) -> list[VType]:
