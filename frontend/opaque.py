@@ -29,7 +29,16 @@ from polyfuse.model.scop import isl_name
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, read_names, written_names
 from .local_versions import local_write
-from .returns import STRONG, choice_of, inherited_flag, inherited_names, kind_choice, kind_varies, weak_kind
+from .returns import (
+    STRONG,
+    choice_kinds,
+    choice_of,
+    inherited_flag,
+    inherited_names,
+    kind_choice,
+    kind_varies,
+    weak_kind,
+)
 from .scalars import element_store_checked, range_checked
 from .source import walk
 from .types import VType, power_hint
@@ -289,6 +298,12 @@ class _RegionBuilder:
 
     def _Assign(self, node: ast.Assign) -> list:
         value = self.exprs.convert(node.value)
+        target, choice = node.targets[0], choice_of(node)
+        if isinstance(target, ast.Name) and choice is not None:  # each operand's kind (Lifter.assign)
+            # (converted apart: a leaf read out of its branch's guard, labels[i - 1, j] of i > 0, is
+            # not an access of the region's)
+            kinds = choice_kinds(self.lifter.expressions(self.scope), target, choice, self.lifter.flagged)
+            self.lifter.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, node.targets[0], value)
         if flag and choice_of(node) is not None:  # the flag's tests read the value before the write
             return flag + [self.assign(node, node.targets[0], value)]

@@ -102,6 +102,18 @@ def copy_in_kept_loop(x):
     return r
 
 
+def choice_in_kept_loop(x):
+    # a choice in a loop kept as written, copied: r has the kind of the operand chosen (the
+    # region did not record the choice's kinds, so t looked NumPy's always: np.float64(2.0), ty50)
+    r = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 9:
+            break
+        t = x[i] if x[i] > 0 else 2.0
+        r = t
+    return r
+
+
 def loop_runs_before_read(x):
     # r = x[i] + j in a loop inside the branch: no old value needed where the loop surely runs
     out = np.zeros(x.shape[0])
@@ -132,7 +144,7 @@ def test_a_loop_that_may_not_run_keeps_the_old_value():
 
 @pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old,
                                 nested_old_dead, nested_scratch_reused, copy_in_kept_loop,
-                                loop_runs_before_read])
+                                choice_in_kept_loop, loop_runs_before_read])
 def test_if_else_assignments_match_python(fn):
     kernel = polyfuse.kernel(fn, target="python", verify=True)
     rng = np.random.default_rng(3)
