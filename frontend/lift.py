@@ -87,6 +87,7 @@ from .returns import (
     STRONG,
     Inherited,
     KindChoice,
+    KindSplit,
     changed_flag,
     choice_kinds,
     choice_of,
@@ -448,10 +449,13 @@ class Lifter:
     def _type_varies(self, node: ast.stmt, scope: Scope) -> bool:
         """Whether the loop's data may choose the type of the value this assignment leaves
         (``LocalWrite.varies``): under a data-dependent ``if`` inside the outermost loop, a choice
-        (``m = max(m, x[i])``), or reading a local split into versions."""
+        (``m = max(m, x[i])``), reading one (``s += x_f32[i] if x_f32[i] > 5 else 0.1``: Python's
+        ``s`` stays a float, summed in float64, while the branches taken are 0.1) or reading a
+        local split into versions."""
         value = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
         return bool(scope.loop_vars) and (len(self.guards) > self.loop_guards or choice_of(node) is not None
-                                          or value is not None and bool(read_names(value) & self.split.keys()))
+                                          or value is not None and (pushed_choice(value) is not None
+                                                                    or bool(read_names(value) & self.split.keys())))
 
     def _versions_through_temporaries(self, node: ast.stmt, names: list[ast.Name], parts: list[ir.Expr],
                                       scope: Scope, lifter: ExpressionLifter) -> list:
@@ -556,10 +560,13 @@ class Lifter:
                 return ast.copy_location(ast.Constant(weak[n.id]), n) if n.id in weak else n
 
         alternative = _Weak().visit(copy.deepcopy(expr))
+        exprs = self.expressions(scope)
         try:
-            converted = self.expressions(scope).convert(alternative)
+            converted = exprs.convert(alternative)
         except UnsupportedError:
             return None
+        if exprs.split_of(converted) is not None:  # s += t * 0.1 of a t of several types: its version's
+            return KindSplit(alternative, tuple(names)) if _weak_leaf(exprs, converted) else (0, ())
         if not converted.weak or not choices and pushed_choice(expr) is not None:
             return (0, ())  # (NumPy's on every path, or not followed further)
         return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
@@ -763,6 +770,14 @@ class Lifter:
         value = final.value if isinstance(final, ast.Return) else None
         return frozenset(n for e in (value.elts if isinstance(value, ast.Tuple) else [value])
                          if e is not None and not isinstance(e, ast.Name) for n in read_names(e))
+
+
+def _weak_leaf(expressions: ExpressionLifter, value: ir.Expr) -> bool:
+    """Whether some branch of ``value`` (a choice between types: ``split_of``) is a Python number."""
+    split = expressions.split_of(value)
+    if split is None:
+        return value.weak
+    return _weak_leaf(expressions, split[1]) or _weak_leaf(expressions, split[2])
 
 
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:

@@ -27,9 +27,18 @@ from polyfuse.model import region as rg
 from polyfuse.model.scop import isl_name
 
 from .checker import assert_message, is_lapack_call, is_matmul_call
-from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
+from .control import ASSERT_PREFIX, access_text, guard_expr, read_names, written_names
 from .local_versions import local_write
-from .returns import STRONG, choice_of, kind_choice, kind_varies, weak_kind
+from .returns import (
+    STRONG,
+    choice_kinds,
+    choice_of,
+    inherited_flag,
+    inherited_names,
+    kind_choice,
+    kind_varies,
+    weak_kind,
+)
 from .scalars import element_store_checked, range_checked
 from .source import walk
 from .types import VType, power_hint
@@ -86,12 +95,12 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
     if lifter.guards:  # inside a data-dependent if: the region runs where its condition holds
         body = (rg.IfElse(guard_expr(lifter.guards, builder.exprs), body),)
     candidates |= builder.asserts  # written, never read
-    private = tuple(sorted(p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar))
+    private = _with_flags(lifter, {p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar})
     # a scalar the region surely assigns before any read of it (while True: nx = ...): its old
     # value is never read, so neither its reads nor a write-back read are the statement's
     exposed: set[str] = set()
     _exposed([node], set(), written, exposed)
-    surely = () if lifter.guards else tuple(sorted((_surely_assigned(node) & written) - exposed))
+    surely = () if lifter.guards else _with_flags(lifter, (_surely_assigned(node) & written) - exposed)
     reads = [(text, guard) for text, guard in builder.exprs.read_texts
              if not any(text.startswith(f"{isl_name(p)}[") for p in private + surely)]
     reads += [(text, guard) for text, guard in builder.write_texts
@@ -104,6 +113,17 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
         reads=tuple(sorted(builder.read_names)), writes=tuple(sorted(builder.written)), private=private,
     )
     return [lifter.add_region(node, region, scope, reads, builder.write_texts)]
+
+
+def _with_flags(lifter, names: set[str]) -> tuple[str, ...]:
+    """``names`` and the strength flags (``STRONG + name``) of those that have one, sorted.  A
+    flagged local's flag is written beside each of its assignments in the region and read only
+    where the local is (``r = s`` reads ``s``'s flag: ``_RegionBuilder.strength_flag``), so it is
+    private (or surely assigned) where the local is: its reads are not the statement's (cp48's
+    ``p = 0.0`` then ``p += w[i]`` in an np.unique-length loop read ``__strong_p`` before any
+    assignment, as the statement saw it)."""
+    flags = {STRONG + n for n in names if STRONG + n in lifter.arrays}
+    return tuple(sorted(names | flags))
 
 
 class _RegionBuilder:
@@ -278,6 +298,12 @@ class _RegionBuilder:
 
     def _Assign(self, node: ast.Assign) -> list:
         value = self.exprs.convert(node.value)
+        target, choice = node.targets[0], choice_of(node)
+        if isinstance(target, ast.Name) and choice is not None:  # each operand's kind (Lifter.assign)
+            # (converted apart: a leaf read out of its branch's guard, labels[i - 1, j] of i > 0, is
+            # not an access of the region's)
+            kinds = choice_kinds(self.lifter.expressions(self.scope), target, choice, self.lifter.flagged)
+            self.lifter.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, node.targets[0], value)
         if flag and choice_of(node) is not None:  # the flag's tests read the value before the write
             return flag + [self.assign(node, node.targets[0], value)]
@@ -308,6 +334,10 @@ class _RegionBuilder:
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
             return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
+        inherited = self.lifter.inherited_kind(node, target, value, self.scope)
+        if inherited is not None:  # r = s of a flagged s: s's kind (it gave NumPy's always, cp48)
+            self.lifter.flag_reads.update(n for n in inherited_names(inherited) if n != target.id)
+            return [self.assign(node, flag, inherited_flag(self.exprs, inherited, target))]
         return [self.assign(node, flag, ir.Const(kind, "int8", False))]
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> rg.Assign:
@@ -317,6 +347,8 @@ class _RegionBuilder:
                 raise lifter.error(target, f"assignment to loop variable {target.id!r}")
             array, index, dtype = lifter.assign_scalar(target, value)
             lifter.writes.append(local_write(self.exprs, node, target.id, value, True))
+            if not value.weak and isinstance(node, (ast.Assign, ast.AugAssign)):  # (Lifter.assign)
+                lifter.feeds.setdefault(target.id, set()).update(read_names(node.value) - {target.id})
             lifter.opaque_scalars.add(target.id)  # its Python-or-NumPy type is not tracked in here
             self.write_texts.append((f"{isl_name(array)}[]", self.guard()))
         else:

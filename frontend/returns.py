@@ -176,14 +176,27 @@ class KindChoice:
     otherwise: Inherited
 
 
+@dataclasses.dataclass(frozen=True)
+class KindSplit:
+    """The kind of a value that reads a local of several types (frontend.local_versions: ``s +=
+    t * 0.1`` of ``t = x[i] + 1 if x[i] > 5 else 3``, a float64 version and a Python int's): the
+    kind of the branch of ``weak`` (the value with the flagged locals ``names`` as Python
+    numbers) that the versions' select takes, NumPy's where one of ``names`` holds NumPy's."""
+    weak: ast.expr
+    names: tuple[str, ...]
+
+
 # a value's kind: the Python kind where the flagged locals read hold Python numbers, and those
-# locals (``(0, ())``: NumPy's on every path), or a choice between two such kinds
-Inherited = tuple[int, tuple[str, ...]] | KindChoice
+# locals (``(0, ())``: NumPy's on every path), a choice between two such kinds, or the kind of a
+# split local's version read
+Inherited = tuple[int, tuple[str, ...]] | KindChoice | KindSplit
 
 
 def inherited_names(inherited: Inherited) -> set[str]:
     if isinstance(inherited, KindChoice):
         return inherited_names(inherited.then) | inherited_names(inherited.otherwise)
+    if isinstance(inherited, KindSplit):
+        return set(inherited.names)
     return set(inherited[1])
 
 
@@ -215,12 +228,25 @@ def inherited_flag(flags, inherited: Inherited, like: ast.AST) -> ir.Expr:
     if isinstance(inherited, KindChoice):  # Python's truth of the test: k[i] is k[i] != 0
         return _select(flags.truth(flags.convert(inherited.test)), inherited_flag(flags, inherited.then, like),
                        inherited_flag(flags, inherited.otherwise, like))
-    kind_of: ir.Expr = ir.Const(inherited[0], "int8", False)
-    for name in inherited[1]:
+    if isinstance(inherited, KindSplit):
+        kind_of, names = split_kind(flags, flags.convert(inherited.weak)), inherited.names
+    else:
+        kind_of, names = ir.Const(inherited[0], "int8", False), inherited[1]
+    for name in names:
         own = flags.convert(ast.copy_location(ast.Name(STRONG + name, ast.Load()), like))
         strong = ir.Compare("==", own, ir.Const(0, "int8", False))
         kind_of = ir.Select(strong, ir.Const(0, "int8", False), kind_of, "int8", False)
     return kind_of
+
+
+def split_kind(expressions, value: ir.Expr) -> ir.Expr:
+    """The kind of the branch of ``value`` that runs, where it chooses between types (a local of
+    several types read: ``expressions.split_of``), as the versions' selects choose."""
+    split = expressions.split_of(value)
+    if split is None:
+        return _leaf_kind(value)
+    select, then, otherwise = split
+    return _select(select.cond, split_kind(expressions, then), split_kind(expressions, otherwise))
 
 
 def _leaf_kind(value: ir.Expr) -> ir.Expr:
@@ -320,9 +346,23 @@ def _lift_split(lifter, node: ast.Return, value: ast.expr, converted: ir.Expr, s
         return 1 + "ifbc".index("b" if t.dtype == "bool" else t.dtype[0] if t.dtype[0] in "fc" else "i")
 
     stored, flag = _stored(expressions, value, converted, storage, kind)
+    if strong:  # (of one NumPy dtype, the kind _lift_value follows through the flagged locals)
+        flag = _python_first(lifter, value, scope, expressions, flag)
     name = _store_result(lifter, node, value, stored, scope, nodes, expressions)
     flag_name = _store_result(lifter, node, value, flag, scope, nodes, expressions)
     return Returned("scalar", name, storage, strong_flag=flag_name, strong_types=strong)
+
+
+def _python_first(lifter, value: ast.expr, scope, expressions, flag: ir.Expr) -> ir.Expr:
+    """``flag`` (the kind of the branch of a returned choice of several types), except where a
+    branch that reads flagged locals gives a Python number, as they hold Python numbers: ``return
+    s if s > 1.5 else y[0]`` of a float32 ``s = 0.0`` then ``s += x[i] if x[i] > 5 else 1.0``
+    (Python's float where every ``x[i]`` was small; np.float32 before: the leaf's dtype)."""
+    inherited = lifter.kind_through_flags(value, scope)
+    if inherited is None or not inherited_names(inherited):
+        return flag
+    python = inherited_flag(expressions, inherited, value)
+    return ir.Select(ir.Compare("!=", python, ir.Const(0, "int8", False)), python, flag, "int8", False)
 
 
 def _leaf_types(expressions, expr: ir.Expr) -> list[VType]:

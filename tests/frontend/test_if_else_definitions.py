@@ -90,7 +90,8 @@ def nested_scratch_reused(x):
 
 def copy_in_kept_loop(x):
     # the break keeps the loop as written (frontend/opaque): r = s there took s's value but not
-    # its kind, so where s still held the Python 1.0 the kernel returned np.float64(1.0) (cp48)
+    # its kind, so where s still held the Python 1.0 the kernel returned np.float64(1.0) (cp48);
+    # the copy's kind follows s's flag, private to the loop where s is (ty50)
     s = 1.0
     r = 0.5
     for i in range(x.shape[0]):
@@ -98,6 +99,18 @@ def copy_in_kept_loop(x):
             r = s
             break
         s = x[i] * 2.0
+    return r
+
+
+def choice_in_kept_loop(x):
+    # a choice in a loop kept as written, copied: r has the kind of the operand chosen (the
+    # region did not record the choice's kinds, so t looked NumPy's always: np.float64(2.0), ty50)
+    r = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 9:
+            break
+        t = x[i] if x[i] > 0 else 2.0
+        r = t
     return r
 
 
@@ -130,15 +143,8 @@ def test_a_loop_that_may_not_run_keeps_the_old_value():
 
 
 @pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old,
-                                nested_old_dead, nested_scratch_reused,
-                                # cp48's fix (7d59523: a copy in a loop kept as written takes the
-                                # copied local's kind) made np.unique-length loops of the corpus read a
-                                # kind flag before its assignment (gini_weighted, hausdorff_directed);
-                                # taken out: the returned type is NumPy's here (the value is right)
-                                pytest.param(copy_in_kept_loop, marks=pytest.mark.xfail(
-                                    strict=True, reason="a copy in a loop kept as written returns np.float64 "
-                                    "where Python returns a float")),
-                                loop_runs_before_read])
+                                nested_old_dead, nested_scratch_reused, copy_in_kept_loop,
+                                choice_in_kept_loop, loop_runs_before_read])
 def test_if_else_assignments_match_python(fn):
     kernel = polyfuse.kernel(fn, target="python", verify=True)
     rng = np.random.default_rng(3)

@@ -210,8 +210,12 @@ SCRATCH = [  # t: Python's 3 (3.0) or a NumPy value, as each element decides (fe
     # choice expressions: each branch's kind (fe49); m not returned by name, read by the return
     "t = x[i] + 1 if x[i] > 5 else 3.0\n        u = max(3.0, x[i])\n        s += t * 0.1 + u * 0.01\n"
     "        if x[i] < m + 0.5:\n            m = x[i]\n    return s, m * 0.1",
-    # a choice inside the value added: the kind of the branch taken
-    "s += max(x[i] - 0.5, 0.0) if x[i] < 5 else 1.0\n    return s, s * 2.0",
+    # a choice inside the value added: the kind of the branch taken; Python's s sums the 0.1 in
+    # float64 while every branch taken is a Python float (a float32 s rounded it: ty50)
+    "s += max(x[i] - 0.5, 0.0) if x[i] < 5 else 0.1\n    return s, s * 2.0",
+    # a Python int in a float choice: t is a local of two types (a version each); s += t * 0.1
+    # has the kind of t's version (np.float64 where every t was 3: ty50)
+    "t = x[i] + 1 if x[i] > 5 else 3\n        s += t * 0.1\n    return s",
 ]
 
 
@@ -234,15 +238,21 @@ def test_loop_scratch_of_a_python_float_and_numpy_values(body, dtype):
                                                 want if isinstance(want, tuple) else (want,))), (x, want, got)
 
 
-def test_returned_choice_reads_a_flagged_local():
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_returned_choice_reads_a_flagged_local(dtype):
     """``return (s if s > 0.5 else 0.25) * 2.0``: Python's float where the branch taken is 0.25 or
-    a Python ``s`` (np.float64 before fe49).  (A float32 ``s``'s returned choice, a split of two
-    dtypes, still gives NumPy's kind to a Python ``s``: returns._lift_split's leaf kinds.)"""
-    func = define("def kern(x):\n    s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i] if x[i] > 5 else 1.0\n"
-                  "    return (s if s > 0.5 else 0.25) * 2.0\n")
+    a Python ``s`` (np.float64 before fe49).  A float32 ``s``'s returned choice (``s if s > 1.5
+    else 0.5`` of an int64 ``s`` too) is a split of two dtypes (returns._lift_split), whose leaf
+    kinds gave NumPy's to a Python ``s`` (np.float32(4.0) where Python returns 4.0; np.int64(2)
+    for 2) until ty50."""
+    zero, one = ("0", "1") if dtype == np.int64 else ("0.0", "1.0")
+    func = define(f"def kern(x):\n    s = {zero}\n    for i in range(x.shape[0]):\n"
+                  f"        s += x[i] if x[i] > 5 else {one}\n"
+                  "    return (s if s > 0.5 else 0.25) * 2.0, s if s > 1.5 else 0.5\n")
     kernel = polyfuse.kernel(func, target="python", cache=False)
-    for x in ([7.0], [0.1, 0.2], [], [6.0, 1.0]):
-        assert _same(kernel(np.array(x)), func(np.array(x))), x
+    for x in ([7.0], [0.1, 0.2], [], [6.0, 1.0], [0.1]):
+        want, got = func(np.array(x, dtype)), kernel(np.array(x, dtype))
+        assert all(_same(g, w) for g, w in zip(got, want)), (x, want, got)
 
 
 def test_loop_int_max_of_float_local():
