@@ -22,7 +22,16 @@ crashed, none wrong.  After fe50's fixes 51 match: lax_wendroff_periodic (``cur[
 ks_statistic_np (``np.searchsorted(a, np.concatenate([a, b]), side="right")``: the rank of a join
 of vectors).  Left: auc_mann_whitney, ``np.argsort`` (default kind) of scores with ties, whose
 kernel raises AssertionError by design (NumPy orders ties in no set order; the average ranks it
-computes would not depend on that order, but the kernel cannot tell)."""
+computes would not depend on that order, but the kernel cannot tell).
+
+A second round of 22 (after the fixes; a periodic 2-D wave, the shoelace area's ``x[i - 1]``,
+frames counted by shape arithmetic, Collatz and digit sums in while loops, gcd by a tuple swap in a
+helper, a sieve, phase unwrapping, a clamped histogram over ``for v in x`` with ``continue``, top-k
+by insertion, Simpson's rule with an early ``return math.nan``, a Hough accumulator with
+``int(round(...))``, NumPy's sliding_window_view, bincount LUTs, keepdims softmax, np.roll): 20
+match, 2 refused: zero_crossing_rate_frames (``if n < frame: return np.zeros(0)`` beside ``count =
+1 + (n - frame) // hop`` bound after it: a size the call cannot compute where the branch is
+not taken) and ecdf_unique_np (``np.cumsum`` of np.unique's counts)."""
 
 import math
 
@@ -850,6 +859,248 @@ def nbody_step_np(pos, vel, mass, dt, eps):
     return pos + dt * vel, vel
 
 
+# ---------------------------------------------------------------- second round (after the first's fixes)
+
+
+@njit
+def _median3(a, b, c):
+    return max(min(a, b), min(max(a, b), c))
+
+
+@njit
+def _gcd(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def polygon_area_shoelace(x, y):
+    n = x.shape[0]
+    area = 0.0
+    for i in range(n):
+        area += x[i - 1] * y[i] - x[i] * y[i - 1]
+    return abs(area) / 2.0
+
+
+def wave2d_periodic(u, c2, steps):
+    h, w = u.shape
+    prev = u.copy()
+    cur = u.copy()
+    nxt = np.empty((h, w))
+    for _ in range(steps):
+        for i in range(h):
+            for j in range(w):
+                lap = cur[i - 1, j] + cur[(i + 1) % h, j] + cur[i, j - 1] + cur[i, (j + 1) % w] - 4.0 * cur[i, j]
+                nxt[i, j] = 2.0 * cur[i, j] - prev[i, j] + c2 * lap
+        prev, cur, nxt = cur, nxt, prev
+    return cur
+
+
+def zero_crossing_rate_frames(x, frame, hop):
+    n = x.shape[0]
+    if n < frame:
+        return np.zeros(0)
+    count = 1 + (n - frame) // hop
+    out = np.empty(count)
+    for f in range(count):
+        start = f * hop
+        z = 0
+        for i in range(start + 1, start + frame):
+            if (x[i - 1] >= 0) != (x[i] >= 0):
+                z += 1
+        out[f] = z / (frame - 1)
+    return out
+
+
+def collatz_lengths(n):
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        v = k + 1
+        steps = 0
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            steps += 1
+        out[k] = steps
+    return out
+
+
+def digit_sums(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        v = abs(int(x[i]))
+        s = 0
+        while v > 0:
+            v, r = divmod(v, 10)
+            s += r
+        out[i] = s
+    return out
+
+
+def gcd_pairs(a, b):
+    out = np.empty(a.shape[0], dtype=np.int64)
+    for i in range(a.shape[0]):
+        out[i] = _gcd(a[i], b[i])
+    return out
+
+
+def sieve_count(n):
+    is_p = np.ones(n + 1, dtype=np.bool_)
+    is_p[0] = False
+    if n >= 1:
+        is_p[1] = False
+    p = 2
+    while p * p <= n:
+        if is_p[p]:
+            for q in range(p * p, n + 1, p):
+                is_p[q] = False
+        p += 1
+    count = 0
+    for i in range(n + 1):
+        if is_p[i]:
+            count += 1
+    return count
+
+
+def polyline_length(pts):
+    total = 0.0
+    for i in range(1, pts.shape[0]):
+        total += math.hypot(pts[i, 0] - pts[i - 1, 0], pts[i, 1] - pts[i - 1, 1])
+    return total
+
+
+def unwrap_phase(p):
+    out = np.empty_like(p)
+    if p.shape[0] == 0:
+        return out
+    out[0] = p[0]
+    offset = 0.0
+    for i in range(1, p.shape[0]):
+        d = p[i] - p[i - 1]
+        while d > math.pi:
+            d -= 2 * math.pi
+            offset -= 2 * math.pi
+        while d < -math.pi:
+            d += 2 * math.pi
+            offset += 2 * math.pi
+        out[i] = p[i] + offset
+    return out
+
+
+def cumulative_trapezoid(y, x):
+    n = y.shape[0]
+    if n < 2:
+        return np.zeros(0)
+    out = np.empty(n - 1)
+    acc = 0.0
+    for i in range(1, n):
+        acc += 0.5 * (x[i] - x[i - 1]) * (y[i] + y[i - 1])
+        out[i - 1] = acc
+    return out
+
+
+def bin_counts_clamped(x, lo, hi, nbins):
+    counts = np.zeros(nbins, dtype=np.int64)
+    width = (hi - lo) / nbins
+    for v in x:
+        if not math.isfinite(v) or v < lo or v > hi:
+            continue
+        b = int(math.floor((v - lo) / width))
+        if b == nbins:
+            b -= 1
+        counts[b] += 1
+    return counts
+
+
+def median3_filter(x):
+    n = x.shape[0]
+    y = x.copy()
+    for i in range(1, n - 1):
+        y[i] = _median3(x[i - 1], x[i], x[i + 1])
+    return y
+
+
+def topk_insertion(x, k):
+    vals = np.full(k, -np.inf)
+    idx = np.full(k, -1, dtype=np.int64)
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v <= vals[k - 1]:
+            continue
+        j = k - 1
+        while j > 0 and vals[j - 1] < v:
+            vals[j] = vals[j - 1]
+            idx[j] = idx[j - 1]
+            j -= 1
+        vals[j] = v
+        idx[j] = i
+    return vals, idx
+
+
+def ew_zscore(x, alpha):
+    out = np.empty(x.shape[0])
+    m, v = x[0], 0.0
+    for i in range(x.shape[0]):
+        d = x[i] - m
+        m += alpha * d
+        v = (1 - alpha) * (v + alpha * d * d)
+        out[i] = d / math.sqrt(v) if v > 0 else 0.0
+    return out
+
+
+def simpson_integrate(f, h):
+    n = f.shape[0]
+    if n < 3 or n % 2 == 0:
+        return math.nan
+    s = f[0] + f[n - 1]
+    for i in range(1, n - 1):
+        s += (4 if i % 2 == 1 else 2) * f[i]
+    return s * h / 3
+
+
+def hough_accumulate(points, n_theta, n_rho, rho_max):
+    acc = np.zeros((n_theta, n_rho), dtype=np.int32)
+    for t in range(n_theta):
+        theta = math.pi * t / n_theta
+        c, s = math.cos(theta), math.sin(theta)
+        for p in range(points.shape[0]):
+            rho = points[p, 0] * c + points[p, 1] * s
+            r = int(round((rho + rho_max) / (2 * rho_max) * (n_rho - 1)))
+            if 0 <= r < n_rho:
+                acc[t, r] += 1
+    return acc
+
+
+def pairwise_dist_np(X):
+    d = X[:, None, :] - X[None, :, :]
+    return np.sqrt((d ** 2).sum(axis=-1))
+
+
+def hist_equalize_lut_np(img):
+    hist = np.bincount(img.ravel(), minlength=256)
+    cdf = np.cumsum(hist)
+    lut = np.round(255.0 * cdf / cdf[-1]).astype(np.uint8)
+    return lut[img]
+
+
+def softmax_rows_np(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def polygon_area_roll_np(x, y):
+    return 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
+
+
+def rolling_std_windows_np(x, w):
+    win = np.lib.stride_tricks.sliding_window_view(x, w)
+    return win.std(axis=1)
+
+
+def ecdf_unique_np(x):
+    vals, counts = np.unique(x, return_counts=True)
+    return vals, np.cumsum(counts) / x.size
+
+
 # ---------------------------------------------------------------- inputs
 
 
@@ -966,3 +1217,33 @@ _add("heston_np", heston_np, lambda r: (lambda p: (r.standard_normal((p, 6)), r.
 _add("nbody_step_np", nbody_step_np, lambda r: (lambda n: (r.standard_normal((n, 3)), r.standard_normal((n, 3)),
                                                            r.random(n) + 0.5, 0.01, 0.1))(_n(r, 5)),
      rtol=1e-9, atol=1e-12)
+_add("polygon_area_shoelace", polygon_area_shoelace, lambda r: (lambda n: (r.standard_normal(n), r.standard_normal(n)))(
+    _n(r, 7, 1)), rtol=1e-9, atol=1e-12)
+_add("wave2d_periodic", wave2d_periodic, lambda r: (r.random((_n(r, 5, 1), 4)), 0.2, 3), rtol=1e-9, atol=1e-12)
+_add("zero_crossing_rate_frames", zero_crossing_rate_frames, lambda r: (r.standard_normal(_n(r, 20, 3)), 6, 3),
+     rtol=1e-9, atol=1e-12)
+_add("collatz_lengths", collatz_lengths, lambda r: (int(_n(r, 12, 0)),))
+_add("digit_sums", digit_sums, lambda r: (r.integers(-5000, 5000, _n(r, 8)),))
+_add("gcd_pairs", gcd_pairs, lambda r: (lambda n: (r.integers(0, 60, n), r.integers(0, 60, n)))(_n(r, 8)))
+_add("sieve_count", sieve_count, lambda r: (int(_n(r, 40, 1)),))
+_add("polyline_length", polyline_length, lambda r: (r.standard_normal((_n(r, 6, 1), 2)),), rtol=1e-9, atol=1e-12)
+_add("unwrap_phase", unwrap_phase, lambda r: (np.cumsum(r.standard_normal(_n(r, 10, 0)) * 3),), rtol=1e-9,
+     atol=1e-12)
+_add("cumulative_trapezoid", cumulative_trapezoid, lambda r: (lambda n: (r.standard_normal(n), np.cumsum(r.random(n))))(
+    _n(r, 8, 1)), rtol=1e-9, atol=1e-12)
+_add("bin_counts_clamped", bin_counts_clamped, lambda r: (r.random(_n(r, 20, 2)) * 1.4 - 0.2, 0.0, 1.0, 5))
+_add("median3_filter", median3_filter, lambda r: (r.standard_normal(_n(r, 9, 2)),))
+_add("topk_insertion", topk_insertion, lambda r: (r.standard_normal(_n(r, 10, 1)), 3))
+_add("ew_zscore", ew_zscore, lambda r: (r.standard_normal(_n(r, 10, 1)), 0.3), rtol=1e-9, atol=1e-12)
+_add("simpson_integrate", simpson_integrate, lambda r: (r.standard_normal(int(r.integers(1, 10))), 0.1), rtol=1e-9,
+     atol=1e-12)
+_add("hough_accumulate", hough_accumulate, lambda r: (r.random((_n(r, 6, 1), 2)) * 4 - 2, 6, 9, 3.0))
+_add("pairwise_dist_np", pairwise_dist_np, lambda r: (r.standard_normal((_n(r, 5, 1), 3)),), rtol=1e-9, atol=1e-12)
+_add("hist_equalize_lut_np", hist_equalize_lut_np, lambda r: (r.integers(0, 256, (_n(r, 5, 1), 4), dtype=np.uint8),))
+_add("softmax_rows_np", softmax_rows_np, lambda r: (r.standard_normal((_n(r, 4, 1), 5)),), rtol=1e-9, atol=1e-12)
+_add("polygon_area_roll_np", polygon_area_roll_np,
+     lambda r: (lambda n: (r.standard_normal(n), r.standard_normal(n)))(_n(r, 7, 1)), rtol=1e-9, atol=1e-12)
+_add("rolling_std_windows_np", rolling_std_windows_np, lambda r: (r.standard_normal(_n(r, 10, 3)), 3), rtol=1e-9,
+     atol=1e-12)
+_add("ecdf_unique_np", ecdf_unique_np, lambda r: (r.integers(0, 5, _n(r, 10)).astype(np.float64),), rtol=1e-9,
+     atol=1e-12)
