@@ -51,7 +51,8 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
         map_blocks(stmt, lambda inner: swap_arrays(rw, inner, arrays, whole))
         pairs = _permuted(stmt)
         if pairs is None or not all(name in arrays for name, _ in pairs) \
-                or _viewed(whole, {n for n, _ in pairs}, moved=stmt, given=getattr(rw, "ranks", {})):
+                or _viewed(whole, {n for n, _ in pairs}, moved=stmt, given=getattr(rw, "ranks", {}),
+                           ints=getattr(rw, "ints", frozenset())):
             out.append(stmt)
             continue
         if len(pairs) == 2:
@@ -260,7 +261,8 @@ _NEW_FUNCTIONS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "sin", "cos
 
 
 def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[int] = frozenset(),
-            moved: ast.stmt | None = None, given: dict[str, int] | None = None) -> bool:
+            moved: ast.stmt | None = None, given: dict[str, int] | None = None,
+            ints: frozenset[str] | set[str] = frozenset()) -> bool:
     """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
     arrays would change what that name sees, where Python's swap changes nothing it sees.  A
@@ -269,7 +271,7 @@ def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[in
     (radix sort's ``for v in out: ...`` then ``out, tmp = tmp, out``).  An element, ``c = g[i, j]``
     of a ``g`` whose rank is known (``_ranks``: the arguments' ``given``, and local arrays made
     from them), is a number, no view."""
-    ranks = _ranks(body, given or {})
+    ranks = _ranks(body, given or {}, ints)
     for node in (n for stmt in body for n in walk(stmt)):
         if id(node) in skip:
             continue
@@ -308,14 +310,19 @@ _LIKE = ("empty_like", "zeros_like", "ones_like", "full_like", "copy", "array", 
 _SHAPED = ("empty", "zeros", "ones", "full")
 
 
-def _ranks(body: list[ast.stmt], given: dict[str, int]) -> dict[str, int]:
+def _ranks(body: list[ast.stmt], given: dict[str, int], ints: frozenset[str] | set[str] = frozenset()) -> dict[str, int]:
     """The rank of each name bound to arrays of one rank only: the arguments' (``given``), and
     locals bound to ``np.zeros((n, m))``, ``np.empty(n)``, ``x.copy()``, ``np.empty_like(x)`` of
-    a name of known rank; a name bound to anything else anywhere has none."""
+    a name of known rank; a name bound to anything else anywhere has none.  A shape given as one
+    integer (``np.empty(n)``: a literal, ``x.shape[0]``, an integer argument of ``ints`` or a local
+    every binding of which is such a size, or arithmetic of them) is rank 1."""
     pairs: list[tuple[ast.Name, ast.expr]] = []  # name = value, and a, b = b, a item by item
+    unpacked: set[str] = set()  # h, w = img.shape: sizes
     for node in (n for stmt in body for n in walk(stmt)):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
+            if isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) and value.attr == "shape":
+                unpacked.update(e.id for e in target.elts if isinstance(e, ast.Name))
             if isinstance(target, ast.Name):
                 pairs.append((target, value))
             elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(
@@ -324,11 +331,15 @@ def _ranks(body: list[ast.stmt], given: dict[str, int]) -> dict[str, int]:
     plain = {id(target) for target, _ in pairs}
     other = {n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name)
              and not isinstance(n.ctx, ast.Load) and id(n) not in plain}
+    once = {name for name in unpacked
+            if sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                   for stmt in body for n in walk(stmt)) == 1}
+    sizes = _size_names(pairs, set(ints) | once, other)
     ranks = dict(given)
     for _ in range(len(pairs) + 1):  # optimistic: a binding that reads a name of no rank yet waits
         bound: dict[str, set[int | None]] = {}
         for target, value in pairs:
-            rank = _rank_of(value, ranks)
+            rank = _rank_of(value, ranks, sizes)
             if rank is not _PENDING:
                 bound.setdefault(target.id, set()).add(rank)  # type: ignore[arg-type]
         new = {}
@@ -341,13 +352,54 @@ def _ranks(body: list[ast.stmt], given: dict[str, int]) -> dict[str, int]:
         ranks = new  # type: ignore[assignment]
     # every binding of a ranked name must give that rank now (none still waiting)
     return {name: rank for name, rank in ranks.items()
-            if all(_rank_of(value, ranks) == rank for target, value in pairs if target.id == name)}
+            if all(_rank_of(value, ranks, sizes) == rank for target, value in pairs if target.id == name)}
+
+
+def _size_names(pairs: list[tuple[ast.Name, ast.expr]], known: set[str], other: set[str]) -> set[str]:
+    """``known`` and the names every binding of which (``pairs``; none bound otherwise: ``other``)
+    is an integer size of them (``_int_size``)."""
+    candidates = {t.id for t, _ in pairs} - other - known
+    while True:
+        found = {name for name in candidates
+                 if all(_int_size(v, known | candidates) for t, v in pairs if t.id == name)}
+        if found == candidates:
+            return known | found
+        candidates = found
+
+
+def _int_size(node: ast.expr, sizes: set[str] | frozenset[str]) -> bool:
+    """Whether ``node`` is surely one integer: a literal, ``x.shape[k]``, ``len(x)``, ``int(v)``,
+    ``x.size``, a name of ``sizes``, or ``+ - * // %`` and ``min``/``max`` of such."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return node.id in sizes
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("size", "ndim")
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)) \
+            and _int_size(node.left, sizes) and _int_size(node.right, sizes)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        if node.func.id in ("len", "int") and len(node.args) == 1:
+            return True
+        return node.func.id in ("min", "max") and len(node.args) > 1 and all(_int_size(a, sizes) for a in node.args)
+    return False
+
+
+def array_ranks(body: list[ast.stmt], given: dict[str, int], ints: frozenset[str] | set[str] = frozenset()
+                ) -> dict[str, int]:
+    """The rank of each name ``body`` binds to arrays of one rank only, and of the arguments'
+    (``given``; ``ints``: the integer arguments): ``_ranks``, for the passes after this one."""
+    return _ranks(body, given, ints)
 
 
 _PENDING: object = object()  # a name whose rank is not known yet (``_ranks``)
 
 
-def _rank_of(value: ast.expr, ranks: dict[str, int]) -> int | None:
+def _rank_of(value: ast.expr, ranks: dict[str, int], sizes: set[str] | frozenset[str] = frozenset()) -> int | None:
     """The rank of the array ``value`` makes, where it is an allocation or copy that says it."""
     if isinstance(value, ast.Name):
         return ranks.get(value.id, _PENDING)  # type: ignore[arg-type]
@@ -364,14 +416,18 @@ def _rank_of(value: ast.expr, ranks: dict[str, int]) -> int | None:
     if func.attr in _SHAPED and isinstance(first, ast.Tuple):
         return None if any(isinstance(e, ast.Starred) for e in first.elts) else len(first.elts)
     if func.attr in _SHAPED and (isinstance(first, ast.Constant) and type(first.value) is int or isinstance(
-            first, ast.Subscript) and isinstance(first.value, ast.Attribute) and first.value.attr == "shape"):
+            first, ast.Subscript) and isinstance(first.value, ast.Attribute) and first.value.attr == "shape"
+            or _int_size(first, sizes)):
         return 1
     return None
 
 
 def _element(node: ast.expr, ranks: dict[str, int]) -> bool:
     """Whether ``node`` is ``a[i, j]`` of an array ``a`` of that rank with no slice, ``None`` or
-    ``...`` among its subscripts: a number, or (an index array among them) a copy; never a view."""
+    ``...`` among its subscripts: a number, or (an index array among them) a copy; never a view.
+    A choice of two such (``a[i - 1] if i > 0 else a[n - 1]``) is one too."""
+    if isinstance(node, ast.IfExp):
+        return _element(node.body, ranks) and _element(node.orelse, ranks)
     if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ranks):
         return False
     items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

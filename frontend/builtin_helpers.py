@@ -282,25 +282,34 @@ def _sift_down_order(a, order, root, end):
             root = end
 
 
+def _heap_order(a, order, count):
+    # the first count positions of order (0 .. count - 1) heap-sorted by a's values, ties by position
+    for k in range(count):
+        if count // 2 - 1 - k >= 0:
+            _sift_down_order(a, order, count // 2 - 1 - k, count)
+    for k in range(count - 1):
+        t = order[0]
+        order[0] = order[count - 1 - k]
+        order[count - 1 - k] = t
+        _sift_down_order(a, order, 0, count - 1 - k)
+
+
+def _no_ties(a, order, count):
+    for k in range(1, count):
+        assert _before(a[order[k - 1]], a[order[k]]), \
+            "np.argsort() of equal values (or several NaN): NumPy's default sort orders them in no set " \
+            "order; pass kind='stable'"
+
+
 def numpy_argsort(values, stable):
     a = values.copy()  # an expression computed once
     n = a.shape[0]
     order = np.empty(n, dtype=np.int64)
     for k in range(n):
         order[k] = k
-    for k in range(n):
-        if n // 2 - 1 - k >= 0:
-            _sift_down_order(a, order, n // 2 - 1 - k, n)
-    for k in range(n - 1):
-        t = order[0]
-        order[0] = order[n - 1 - k]
-        order[n - 1 - k] = t
-        _sift_down_order(a, order, 0, n - 1 - k)
+    _heap_order(a, order, n)
     if not stable:
-        for k in range(1, n):
-            assert _before(a[order[k - 1]], a[order[k]]), \
-                "np.argsort() of equal values (or several NaN): NumPy's default sort orders them in no set " \
-                "order; pass kind='stable'"
+        _no_ties(a, order, n)
     return order
 
 
@@ -315,19 +324,9 @@ def numpy_argsort_prefix(values, count, stable, reverse):
     for k in range(count):
         order[k] = k
     if n > 0:  # (count is 0 where n is: order[0] is read only where it is there)
-        for k in range(count):
-            if count // 2 - 1 - k >= 0:
-                _sift_down_order(a, order, count // 2 - 1 - k, count)
-        for k in range(count - 1):
-            t = order[0]
-            order[0] = order[count - 1 - k]
-            order[count - 1 - k] = t
-            _sift_down_order(a, order, 0, count - 1 - k)
+        _heap_order(a, order, count)
     if not stable:
-        for k in range(1, count):
-            assert _before(a[order[k - 1]], a[order[k]]), \
-                "np.argsort() of equal values (or several NaN): NumPy's default sort orders them in no set " \
-                "order; pass kind='stable'"
+        _no_ties(a, order, count)
     if reverse:
         for k in range(count // 2):
             t = order[k]

@@ -1051,6 +1051,12 @@ class BuiltinHelpers(ast.NodeTransformer):
                     return _broadcast_rank([self._value_rank(a) for a in node.args[:1 if "_like" in name else None]])
                 if name in ("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp") and len(node.args) == 1:
                     return 0  # a full reduction: a scalar
+                if name in ("concatenate", "hstack") and len(node.args) == 1 \
+                        and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
+                    parts = [self._value_rank(e) for e in node.args[0].elts]
+                    return 1 if all(p == 1 for p in parts) else None  # joins of vectors: a vector
+                if name == "append" and len(node.args) == 2:  # (no axis: both flattened)
+                    return 1 if all(self._value_rank(a) in (0, 1) for a in node.args) else None
             if name == "copy" and not node.args:
                 return self._value_rank(owner)
         return self._kind(node)

@@ -71,7 +71,50 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
         # and a result may be an array (if hi == lo: return np.zeros_like(x) / return (x - lo) / ...)
         init = []
         block = _without_flag(block)
+        for name in results:
+            _result_bound_in_place(block, name, block)
     return docstring + init + block + [_at(ast.Return(value), last)]
+
+
+def _result_bound_in_place(block: list[ast.stmt], result: str, whole: list[ast.stmt]) -> None:
+    """In each path of ``block`` (an if/else tree whose every leaf assigns ``result`` first)
+    that ends ``result = out``, ``out`` a local bound at that path's top level and named nowhere
+    else in ``whole``, ``out`` becomes ``result`` itself, in place::
+
+        if n < 2:                          if n < 2:
+            _pf_result = np.zeros(k)           _pf_result = np.zeros(k)
+        else:                              else:
+            out = np.empty(k)        ->        _pf_result = np.empty(k)
+            for i in range(k): out[i] = ...    for i in range(k): _pf_result[i] = ...
+            _pf_result = out
+
+    The lowering merges the branches' arrays only where each binds the result to a new array;
+    ``_pf_result = out`` of an array filled in place was a view of a local, and the early return
+    of ``np.zeros(k)`` beside it was refused.  Python sees the same: ``out`` is that path's own."""
+    for stmt in block:
+        if isinstance(stmt, ast.If):
+            _result_bound_in_place(stmt.body, result, whole)
+            _result_bound_in_place(stmt.orelse, result, whole)
+    if not block:
+        return
+    last = block[-1]
+    if not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)
+            and last.targets[0].id == result and isinstance(last.value, ast.Name)):
+        return
+    out = last.value.id
+    first = next((s for s in block if any(isinstance(n, ast.Name) and n.id == out for n in walk(s))), None)
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
+            and first.targets[0].id == out and not _reads([ast.Expr(first.value)], out)):
+        return  # (out read before this path binds it: an argument's or an earlier value)
+    inside = {id(n) for s in block for n in walk(s)}
+    if out == result or any(isinstance(n, ast.Name) and n.id == out and id(n) not in inside
+                            for s in whole for n in walk(s)):
+        return
+    del block[-1]
+    for s in block:
+        for n in walk(s):
+            if isinstance(n, ast.Name) and n.id == out:
+                n.id = result
 
 
 def _assigns_first(block: list[ast.stmt], name: str) -> bool:

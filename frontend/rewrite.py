@@ -88,6 +88,7 @@ from .local_helpers import local_helpers
 from .loop_else import loop_else, own_breaks
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
+from .negative_wrap import wrap_negative_reads
 from .none_locals import none_locals
 from .numba_idioms import numba_idioms
 from .numba_values import boxed, unmarked
@@ -158,6 +159,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = hoist_comprehension_arrays(rw, tree.body)  # y[:] = np.array([f(i) for i in ...]): a local first
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
+    tree.body = wrap_negative_reads(tree.body, rw.ranks, rw.ints)  # u[i - 1] at i = 0: u[-1], as Python
     # v = ... under an if, v reused elsewhere, dead after the if: a fresh name there
     tree.body = separate_branch_locals(tree.body, {a.arg for a in tree.args.args}, rw.fresh)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out

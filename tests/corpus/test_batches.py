@@ -20,7 +20,7 @@ from batch_report import run_case  # noqa: E402
 import polyfuse  # noqa: E402
 
 BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39", "batch_fe40", "batch_fe41",
-           "batch_fe43", "batch_fe45", "batch_fe47")
+           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50")
 # batches kept in part, on the python target (the suite's time budget): the kernels that were
 # refused or had to be fixed when the batch came (batch_report checks the rest on cpu)
 PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_counts", "sliding_min_deque",
@@ -31,7 +31,9 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
                                    "verlet_neighbor_list", "rle_decode_u8"}),
          "batch_fe45": ("python", {"nussinov_pairs", "base64_decode", "leb128_encode"}),
          "batch_fe47": ("python", {"cell_list_neighbours", "dna_complement_table", "hex_digits_sum", "label_sizes",
-                                   "scatter_to_max_index", "varint_sizes"})}
+                                   "scatter_to_max_index", "varint_sizes"}),
+         "batch_fe50": ("python", {"lax_wendroff_periodic", "holt_linear", "polygon_area_shoelace",
+                                   "zero_crossing_rate_frames", "ecdf_unique_np"})}
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
@@ -42,11 +44,13 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # ``np.empty(start[n])``, rle_decode_u8's sum of the counts)
 # fe45: an allocation whose extent reads the data (base64_decode's padding count), a count-then-
 # allocate whose count grows in a ``while True`` loop (leb128_encode), and u[i - 1] at i = 0 (a
-# negative index Python wraps: predator_prey_grid_euler, refused per call; batch_report only)
+# negative index Python wraps: predator_prey_grid_euler, refused per call until fe50; batch_report only)
 # fe47 (branch fe48): a count-then-allocate whose count grows in ``while True`` (varint_sizes)
-REFUSED = {"varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
+# fe50: an early return of np.zeros(0) beside a count bound after it by a floor division by an
+# argument (zero_crossing_rate_frames), np.cumsum of np.unique's counts (ecdf_unique_np)
+REFUSED = {"zero_crossing_rate_frames", "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
            "early_return_then_count", "gcd_recursive_helper", "early_exit_negative_then_count", "rms_windows",
-           "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode", "predator_prey_grid_euler"}
+           "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode"}
 
 
 def _cases():

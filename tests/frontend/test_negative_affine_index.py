@@ -2,8 +2,9 @@
 
 npbench's durbin (pythran version) reverses a view with ``B[i] = A[-1 - i]``; polyfuse refused
 the call (``ArgumentError``: the access ran below 0).  Each kernel here is compared with the
-undecorated function on both targets.  A subscript negative at only some iterations is still
-refused per call: NumPy's wrap is not affine there.
+undecorated function on both targets.  A subscript negative at only some iterations is refused
+per call (NumPy's wrap is not affine there) unless the read surely runs below 0 (fe50,
+frontend/negative_wrap.py: ``r[i - 2]`` over ``range(n)``, unguarded, reads Python's element).
 """
 
 from __future__ import annotations
@@ -52,7 +53,15 @@ def k_store_and_2d(A, y):
 def k_mixed_sign(r):
     y = np.zeros_like(r)
     for i in range(r.shape[0]):
-        y[i] = r[i - 2]  # negative only for i < 2: NumPy wraps, polyfuse refuses the call
+        y[i] = r[i - 2]  # negative only for i < 2: Python wraps, so does polyfuse (negative_wrap)
+    return y
+
+
+def k_mixed_sign_guarded(r):
+    y = np.zeros_like(r)
+    for i in range(r.shape[0]):
+        if i != 3:  # a test of i: the read may not run below 0, and is left as written
+            y[i] = r[i - 2]
     return y
 
 
@@ -62,6 +71,7 @@ CASES = [
     (k_from_end, lambda: (np.arange(7.0), 4)),
     (k_from_end, lambda: (np.arange(7.0), 7)),
     (k_store_and_2d, lambda: (np.arange(12.0).reshape(3, 4), np.zeros(4))),
+    (k_mixed_sign, lambda: (np.arange(6.0),)),
 ]
 
 
@@ -85,7 +95,7 @@ def test_past_the_front_is_refused():
 
 def test_mixed_sign_is_refused_not_wrapped():
     with pytest.raises(ArgumentError, match="out-of-bounds"):
-        polyfuse.kernel(k_mixed_sign)(np.arange(6.0))
+        polyfuse.kernel(k_mixed_sign_guarded)(np.arange(6.0))
 
 
 def moving_average(x, w):
