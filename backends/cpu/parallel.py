@@ -47,6 +47,7 @@ from polyfuse.options import (
     blas_robust_choice,
     blas_spin_seconds,
     blas_threads,
+    blas_warm_trials,
     native_pairs,
 )
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
@@ -243,7 +244,7 @@ def _blas_times(worth_threads: bool, serial: list[float], forced: str,
         spin = _library_spin()
         return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=spin,
                          recheck_trials=True, quick=blas_quick_checks(), robust=blas_robust_choice(),
-                         prior=prior_holds(serial[0], workers, spin))
+                         prior=prior_holds(serial[0], workers, spin), warm_first=blas_warm_trials())
     return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False,
                      robust=False)
 
@@ -1131,6 +1132,10 @@ class BlasTimes:
     its runs count; what its uncounted runs cost is priced into the next check (``recheck_after``).
     With ``recheck_trials`` (fair trials) a mode that lost on its trials alone is checked again
     after at most ``RECHECK_EVERY`` calls, as ``RegionTimes`` checks a team judged on few runs.
+    With ``warm_first`` (``POLYFUSE_BLAS_WARM_TRIALS``, session 37) the rows' first run is not
+    counted either: it pays once for what their later runs find ready (a native helper's first
+    BLAS call and placement).  The library's first run is counted: the wake of OpenBLAS's pool it
+    pays recurs after every run in another mode (and every pause), as in the bench's series.
 
     With ``quick`` (``POLYFUSE_BLAS_QUICK_CHECKS``, session 28) the checks cost fewer calls: a
     check of one BLAS thread or the rows waits while the workers spin unless the library's
@@ -1179,6 +1184,10 @@ class BlasTimes:
     # to pay (``prior_holds``)
     prior: bool = False
     duels: Duels = field(default_factory=Duels)  # the prior's duels
+    # ``POLYFUSE_BLAS_WARM_TRIALS`` (session 37): the rows' first run is not counted (``record``):
+    # it pays once for what their later runs find ready
+    warm_first: bool = False
+    warmed: set[str] = field(default_factory=set)  # the modes whose first run went uncounted
 
     def choose(self) -> str:
         """The mode of the next run (counted in ``tally``)."""
@@ -1322,6 +1331,12 @@ class BlasTimes:
                 if self.runs.get(self.best()):
                     self._price_uncounted(mode, max(0.0, seconds - min(self.runs[self.best()])))
                 return
+        if self.warm_first and mode == "rows" and mode not in self.warmed:
+            # (the trial goes on: ``left`` is not counted down, the mode runs again)
+            self.warmed.add(mode)
+            self.uncounted += 1
+            self.latest = mode
+            return
         trials_open = any(self._on_trial(m) for m in self.modes)
         times = self.runs.setdefault(mode, [])
         times.append(seconds)

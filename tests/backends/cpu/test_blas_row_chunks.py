@@ -436,6 +436,30 @@ def test_blas_times_choose_by_measurement_and_adapt():
     assert "rows" not in chosen and chosen[-1] == "library"
 
 
+def test_blas_times_warm_first_runs_are_not_counted():
+    """``BlasTimes.warm_first`` (``POLYFUSE_BLAS_WARM_TRIALS``): the rows' first run pays once for
+    what their later runs find ready (here three times their time): not counted, the trial goes
+    on, and the rows, faster after it, are chosen; counted, that run ended the rows' trial at once
+    (over twice one BLAS thread's time) and the library's threads won."""
+    from polyfuse.backends.cpu.parallel import WINDOW, BlasTimes
+
+    def replay(times: BlasTimes) -> list[str]:
+        ran: list[str] = []
+        for _ in range(3 * WINDOW + 2):
+            mode = times.choose()
+            first = mode == "rows" and mode not in ran
+            times.record(mode, {"library": 0.9, "rows": 0.7, "serial": 1.0}[mode] * (3 if first else 1))
+            ran.append(mode)
+        return ran
+
+    warm = BlasTimes(True, {"serial": [1.0]}, warm_first=True)
+    assert replay(warm) == ["serial"] * (WINDOW - 1) + ["rows"] * (WINDOW + 1) + ["library"] * WINDOW + ["rows"] * 2
+    assert warm.runs["rows"] == [0.7] * (WINDOW + 2) and warm.uncounted == 1 and warm.best() == "rows"
+    cold = BlasTimes(True, {"serial": [1.0]})
+    replay(cold)
+    assert cold.runs["rows"] == [pytest.approx(2.1)] and cold.best() == "library"
+
+
 def test_blas_times_close_modes_are_not_checked_every_few_calls():
     """Two modes within a few per cent (3mm's three products on the library's threads or on
     polyfuse's rows, bench sizes): each check also pays for leaving the chosen mode
