@@ -9,7 +9,8 @@ Each run is a process of its own in an autogroup of its own at nice -20 where th
 two threads then get the cores as on a quiet one, gp47's method; without the rights it runs at the
 ordinary priority and says so).  Prints per run the load, and per kernel NumPy's time over
 polyfuse's (np/pf, from the bench's rounds in turn), both times in ms and the BLAS call modes of
-polyfuse's timed calls.  The JSON of each run is left in ``$TMPDIR``.  Session 37 (bl50).
+polyfuse's timed calls; for a kernel without a NumPy formulation polyfuse's time and numba's
+over it.  The JSON of each run is left in ``$TMPDIR``.  Session 37 (bl50).
 """
 
 from __future__ import annotations
@@ -40,8 +41,11 @@ def run(kernels: str, env: str, extra: list[str], tag: str) -> str:
     cells = []
     for row in rows:
         modes = {m: n for site, tally in row.get("blas_modes", {}).items() if "call" in site for m, n in tally.items()}
-        cells.append(f"{row['kernel']} {row.get('numpy_ratio', 0):.3f} (pf {row.get('polyfuse_numpy_ms', 0):.3f} "
-                     f"np {row.get('numpy_ms', 0):.3f}) {modes}")
+        if row.get("numpy_ratio"):
+            cells.append(f"{row['kernel']} {row['numpy_ratio']:.3f} (pf {row['polyfuse_numpy_ms']:.3f} "
+                         f"np {row['numpy_ms']:.3f}) {modes or ''}")
+        else:  # (no NumPy formulation: polyfuse's own time, and numba's over it)
+            cells.append(f"{row['kernel']} pf {row.get('polyfuse_ms') or 0:.3f} ms ({row.get('speedup') or 0:.2f}x numba)")
     return f"{tag} load {os.getloadavg()[0]:.1f}  " + "  ".join(cells)
 
 
