@@ -760,9 +760,12 @@ def blas_warm_trials() -> bool:
     what the rows' later runs find ready (a native helper's first BLAS call, its first placement;
     covariance at the bench size, boosted, load 10: 7.3 ms against 3.6-3.9 later), and the trial's
     next runs judge the rows.  One more call in the rows' trial.  The library's first run stays
-    counted: the wake of OpenBLAS's pool it pays recurs after every pause or other mode.  Default
-    on; 0: every trial run counted (as before session 37).  Read when a product or a call is
-    first measured."""
+    counted: the wake of OpenBLAS's pool it pays recurs after every pause or other mode.  And a
+    whole call's measured time (``run_call``) leaves out the one-time work done inside it
+    (functions built on first use, the native team made for a phase's first team run: the call
+    mode's second run on one BLAS thread took 20-37 ms against 6.5 so).  Default on; 0: every
+    trial run counted whole (as before session 37).  Read when a product or a call is first
+    measured."""
     return env_flag("POLYFUSE_BLAS_WARM_TRIALS", True)
 
 

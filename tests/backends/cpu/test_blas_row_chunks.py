@@ -460,6 +460,32 @@ def test_blas_times_warm_first_runs_are_not_counted():
     assert cold.runs["rows"] == [pytest.approx(2.1)] and cold.best() == "library"
 
 
+def test_run_call_leaves_one_time_work_out_of_a_timed_call(monkeypatch):
+    """``run_call`` with ``POLYFUSE_BLAS_WARM_TRIALS``: what a timed call spent on functions built on
+    first use (``build_seconds``) and on the native team made ready (``ready_seconds``) is not the
+    mode's time (the call mode's second serial run paid for the other phases' first team runs)."""
+    import time
+    from types import SimpleNamespace
+
+    from polyfuse.backends.cpu import parallel
+
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "measure")
+    kernel = SimpleNamespace(phase_times={}, call_blas_mode=None, build_seconds=0.0, ready_seconds=0.0)
+
+    def body(once: float) -> None:  # ``once`` seconds of one-time work, half a build, half a team's making
+        time.sleep(once)
+        kernel.build_seconds += once / 2
+        kernel.ready_seconds += once / 2
+
+    parallel.run_call(kernel, (4,), lambda: body(0.002))  # the first call (one BLAS thread), measured
+    (times,) = kernel.phase_times.values()
+    for warm in (True, False):
+        times.warm_first = warm
+        parallel.run_call(kernel, (4,), lambda: body(0.05))
+        latest = times.runs[times.latest][-1]
+        assert latest < 0.02 if warm else latest >= 0.05
+
+
 def test_blas_times_close_modes_are_not_checked_every_few_calls():
     """Two modes within a few per cent (3mm's three products on the library's threads or on
     polyfuse's rows, bench sizes): each check also pays for leaving the chosen mode
