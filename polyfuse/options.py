@@ -754,6 +754,19 @@ def blas_ready_rows() -> bool:
     return env_flag("POLYFUSE_BLAS_READY_ROWS", True)
 
 
+def team_affinity() -> bool:
+    """``POLYFUSE_TEAM_AFFINITY``: the native team's helpers (backends/cpu/native_team.py) may
+    run on every CPU the process may use but the one its caller is on when a team run starts
+    (``sched_setaffinity``, set again only when the caller's CPU changed).  Why: a helper woken
+    from its futex on a machine with no idle core is placed on its waker's core, where it and
+    the caller take turns; the balancer moved it away only after ~20 calls (covariance with the
+    rows forced, boosted, load 8: 6.5-8 ms a call with both on one CPU, 3.4-3.9 once apart), so
+    the BLAS call mode's trials saw the rows at about one thread's time and chose the library's
+    threads.  Default on; 0: the scheduler places the helpers (as before session 37).  Read
+    once, when the team is made."""
+    return env_flag("POLYFUSE_TEAM_AFFINITY", True)
+
+
 def blas_fair_trials() -> bool:
     """``POLYFUSE_BLAS_FAIR_TRIALS``: the BLAS modes' measurement (backends/cpu/parallel.py
     ``BlasTimes``) tries polyfuse's rows before the library's threads, and does not count a run on
@@ -762,6 +775,21 @@ def blas_fair_trials() -> bool:
     0: the trials in the order serial, library, rows and every run counted (as at db3ee18).  Read
     when a product or a call is first measured at given sizes."""
     return env_flag("POLYFUSE_BLAS_FAIR_TRIALS", True)
+
+
+def blas_warm_trials() -> bool:
+    """``POLYFUSE_BLAS_WARM_TRIALS``: with fair trials, the first run on polyfuse's rows at given
+    sizes is not counted (backends/cpu/parallel.py ``BlasTimes.warm_first``): it pays once for
+    what the rows' later runs find ready (a native helper's first BLAS call, its first placement;
+    covariance at the bench size, boosted, load 10: 7.3 ms against 3.6-3.9 later), and the trial's
+    next runs judge the rows.  One more call in the rows' trial.  The library's first run stays
+    counted: the wake of OpenBLAS's pool it pays recurs after every pause or other mode.  And a
+    whole call's measured time (``run_call``) leaves out the one-time work done inside it
+    (functions built on first use, the native team made for a phase's first team run: the call
+    mode's second run on one BLAS thread took 20-37 ms against 6.5 so).  Default on; 0: every
+    trial run counted whole (as before session 37).  Read when a product or a call is first
+    measured."""
+    return env_flag("POLYFUSE_BLAS_WARM_TRIALS", True)
 
 
 def blas_quick_checks() -> bool:

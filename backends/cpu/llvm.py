@@ -298,6 +298,9 @@ class LLVMKernel:
     # seconds spent optimising and generating functions on first use (``function``): compile work
     # a call did, which the bench adds to the compile column
     build_seconds: float = 0.0
+    # seconds spent making the native team ready inside calls (``parallel._ready_team``): with
+    # ``build_seconds``, one-time work that the BLAS call mode's timer leaves out (``run_call``)
+    ready_seconds: float = 0.0
     # what backends/parallel.py measured: (phase, threads, sizes) -> RegionTimes, for parallel
     # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
     # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it);

@@ -42,6 +42,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from polyfuse.hardware import llvm_host
+from polyfuse.options import team_affinity
 
 TICKET, DONE, SIGNAL, SLEEPERS, WAITING = 0, 8, 16, 24, 28  # words (the first four on cache lines of their own)
 PIECES, TRAMPOLINE, TARGET, FRAMES, FRAME_WORDS, BOUNDS, TARGETS = 32, 33, 34, 35, 36, 37, 38
@@ -287,6 +288,7 @@ def _team() -> dict[str, Any]:
             args = [ctypes.c_void_p] + [ctypes.c_int64] * 7
             _state["run"] = ctypes.CFUNCTYPE(None, *args)(engine.get_function_address("run"))
             _state["worker"] = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.get_function_address("worker"))
+            _state["getcpu"] = _getcpu(libc) if team_affinity() else None
             _fresh_block()
     return _state
 
@@ -299,6 +301,8 @@ def _fresh_block() -> None:
     _state["buffer"] = ctypes.create_string_buffer(1024)  # frames and bounds of the run under way
     _state["helpers"] = 0
     _state["busy"] = threading.Lock()
+    _state["helper_ids"] = []  # the helpers' thread ids (``_keep_apart``)
+    _state["apart_from"] = None  # the caller's CPU the helpers were kept off, the helpers then
 
 
 def trampoline(kinds: tuple[str, ...]) -> int:
@@ -316,9 +320,42 @@ def trampoline(kinds: tuple[str, ...]) -> int:
 def _start_helpers(wanted: int) -> None:
     state = _state
     while state["helpers"] < wanted:
-        threading.Thread(target=state["worker"], args=(state["address"],),
-                         name=f"polyfuse-native-{state['helpers']}", daemon=True).start()
+        helper = threading.Thread(target=state["worker"], args=(state["address"],),
+                                  name=f"polyfuse-native-{state['helpers']}", daemon=True)
+        helper.start()
+        state["helper_ids"].append(helper.native_id)
         state["helpers"] += 1
+
+
+def _getcpu(libc) -> Callable[[], int] | None:
+    """libc's ``sched_getcpu`` (the CPU the calling thread is on), or None where there is none."""
+    function = getattr(libc, "sched_getcpu", None)
+    if function is None:
+        return None
+    function.restype, function.argtypes = ctypes.c_int, []
+    return function
+
+
+def _keep_apart(state: dict[str, Any]) -> None:
+    """Let the helpers run on every CPU the caller may use but the one it is on now
+    (``POLYFUSE_TEAM_AFFINITY``), set again only when that CPU or the helpers changed: a helper
+    woken from its futex on a machine with no idle core is placed on its waker's core, where it
+    and the caller take turns (covariance with the rows forced, load 8: 20 calls at about one
+    thread's time until the balancer moved the helper).  Nothing where the caller may use no
+    other CPU; the knob's placement is dropped for good where the system refuses it."""
+    cpu = state["getcpu"]()
+    placed = (cpu, state["helpers"])
+    if cpu < 0 or state["apart_from"] == placed:
+        return
+    state["apart_from"] = placed
+    others = os.sched_getaffinity(0) - {cpu}
+    if not others:
+        return
+    try:
+        for helper in state["helper_ids"]:
+            os.sched_setaffinity(helper, others)
+    except OSError:  # (a sandbox's seccomp, a thread gone): the scheduler places them
+        state["getcpu"] = None
 
 
 class Frames:
@@ -381,6 +418,8 @@ def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helper
         if state["helpers"] < helpers:
             with _lock:
                 _start_helpers(helpers)
+        if state["getcpu"] is not None and helpers > 0:
+            _keep_apart(state)
         buffer = state["buffer"]
         if ctypes.sizeof(buffer) < len(data) + len(table):  # (the buffer is the block holder's alone)
             buffer = state["buffer"] = ctypes.create_string_buffer(2 * (len(data) + len(table)))

@@ -436,6 +436,56 @@ def test_blas_times_choose_by_measurement_and_adapt():
     assert "rows" not in chosen and chosen[-1] == "library"
 
 
+def test_blas_times_warm_first_runs_are_not_counted():
+    """``BlasTimes.warm_first`` (``POLYFUSE_BLAS_WARM_TRIALS``): the rows' first run pays once for
+    what their later runs find ready (here three times their time): not counted, the trial goes
+    on, and the rows, faster after it, are chosen; counted, that run ended the rows' trial at once
+    (over twice one BLAS thread's time) and the library's threads won."""
+    from polyfuse.backends.cpu.parallel import WINDOW, BlasTimes
+
+    def replay(times: BlasTimes) -> list[str]:
+        ran: list[str] = []
+        for _ in range(3 * WINDOW + 2):
+            mode = times.choose()
+            first = mode == "rows" and mode not in ran
+            times.record(mode, {"library": 0.9, "rows": 0.7, "serial": 1.0}[mode] * (3 if first else 1))
+            ran.append(mode)
+        return ran
+
+    warm = BlasTimes(True, {"serial": [1.0]}, warm_first=True)
+    assert replay(warm) == ["serial"] * (WINDOW - 1) + ["rows"] * (WINDOW + 1) + ["library"] * WINDOW + ["rows"] * 2
+    assert warm.runs["rows"] == [0.7] * (WINDOW + 2) and warm.uncounted == 1 and warm.best() == "rows"
+    cold = BlasTimes(True, {"serial": [1.0]})
+    replay(cold)
+    assert cold.runs["rows"] == [pytest.approx(2.1)] and cold.best() == "library"
+
+
+def test_run_call_leaves_one_time_work_out_of_a_timed_call(monkeypatch):
+    """``run_call`` with ``POLYFUSE_BLAS_WARM_TRIALS``: what a timed call spent on functions built on
+    first use (``build_seconds``) and on the native team made ready (``ready_seconds``) is not the
+    mode's time (the call mode's second serial run paid for the other phases' first team runs)."""
+    import time
+    from types import SimpleNamespace
+
+    from polyfuse.backends.cpu import parallel
+
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "measure")
+    kernel = SimpleNamespace(phase_times={}, call_blas_mode=None, build_seconds=0.0, ready_seconds=0.0)
+
+    def body(once: float) -> None:  # ``once`` seconds of one-time work, half a build, half a team's making
+        time.sleep(once)
+        kernel.build_seconds += once / 2
+        kernel.ready_seconds += once / 2
+
+    parallel.run_call(kernel, (4,), lambda: body(0.002))  # the first call (one BLAS thread), measured
+    (times,) = kernel.phase_times.values()
+    for warm in (True, False):
+        times.warm_first = warm
+        parallel.run_call(kernel, (4,), lambda: body(0.05))
+        latest = times.runs[times.latest][-1]
+        assert latest < 0.02 if warm else latest >= 0.05
+
+
 def test_blas_times_close_modes_are_not_checked_every_few_calls():
     """Two modes within a few per cent (3mm's three products on the library's threads or on
     polyfuse's rows, bench sizes): each check also pays for leaving the chosen mode

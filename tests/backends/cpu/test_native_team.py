@@ -178,3 +178,21 @@ def test_prepare_makes_the_trampoline_and_the_helpers_before_a_run(add):
     out = np.zeros(10)
     assert native_team.run(frames, add, pieces_of(out, [0, 5, 10], [1.0, 2.0]), [0, 5, 10], helpers=2)
     np.testing.assert_array_equal(out, [1.0] * 5 + [2.0] * 5)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the caller may use one CPU only")
+def test_helpers_keep_off_the_callers_cpu(add):
+    """``POLYFUSE_TEAM_AFFINITY``: after a run the helpers may use every CPU the caller may but the
+    one the caller was on when the run started (a helper woken on its waker's core took turns
+    with the caller there)."""
+    out = np.zeros(64)
+    frames = native_team.Frames(("array", "f64"))
+    assert native_team.run(frames, add, [[out.ctypes.data, 1.0]] * 2, [0, 32, 64], helpers=1)
+    np.testing.assert_array_equal(out, 1.0)
+    state = native_team._state
+    if state["getcpu"] is None:
+        pytest.skip("the knob is off, or the system has no sched_getcpu or refused the placement")
+    cpu, helpers = state["apart_from"]
+    assert helpers == state["helpers"] == len(state["helper_ids"])
+    for helper in state["helper_ids"]:
+        assert os.sched_getaffinity(helper) == os.sched_getaffinity(0) - {cpu}
