@@ -382,8 +382,25 @@ class ExpressionLifter:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
         lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
-        divisor = division_checked(self.lifter, symbol, lhs, rhs, self.coerce(rhs, result), node)  # 1.0 / 0.0
+        divisor = division_checked(self.lifter, symbol, lhs, rhs, self.coerce(rhs, result), node,  # 1.0 / 0.0, 7 // 0
+                                   lambda: self.never_zero(node))
         return ir.BinOp(symbol, self.coerce(lhs, result), divisor, result.dtype, result.weak)
+
+    def never_zero(self, node: ast.AST) -> bool:
+        """Is the divisor of ``node`` (``a // b``, ``s %= b``) affine and nonzero wherever the
+        statement runs (isl: its domain, within the enclosing loops and affine guards): ``i + 1``
+        and ``n - i`` for ``i`` in ``range(n)``; an int argument or a local is not."""
+        divisor = node.right if isinstance(node, ast.BinOp) else getattr(node, "value", None)
+        if not isinstance(divisor, ast.expr):
+            return False
+        try:
+            affine = self.lifter.affine(divisor, self.scope)
+            domain = self._domain()
+            iters = ", ".join(domain.get_var_names(isl.dim_type.set))
+            zero = isl.Set(f"{self.lifter.prefix} -> {{ [{iters}] : {affine.text} = 0 }}")
+            return domain.intersect(zero).is_empty()
+        except (UnsupportedError, isl.Error):
+            return False
 
     def int_power(self, node: ast.AST, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         """``a ** b`` of integers whose exponent is not a non-negative constant.  With a numpy

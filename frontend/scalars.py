@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -318,6 +319,12 @@ class ScalarCalls:
             flags = _float_store_checks(arg, target.dtype, located(self.ex.lifter, self.node))
             flag = functools.reduce(lambda a, b: ir.BinOp("+", a, b, "int64", True), flags)
             return ir.BinOp("+", ir.Cast(flag, target.dtype, False), self.ex.coerce(arg, target), target.dtype, False)
+        if target == WEAK_INT and arg.dtype in FLOATS:
+            # int(v) of any float, as Python converts it: NaN ValueError, an infinity OverflowError, and a
+            # value outside int64 (a Python int compiled code cannot hold) OverflowError as C long's
+            flags = _float_store_checks(arg, "int64", located(self.ex.lifter, self.node))
+            flag = functools.reduce(lambda a, b: ir.BinOp("+", a, b, "int64", True), flags)
+            return ir.BinOp("+", flag, self.ex.coerce(arg, target), "int64", True)
         if target.dtype in INTS and not target.weak:  # np.uint8(s) of a Python int s = 300: OverflowError
             arg, = range_checked(self.ex.lifter, (arg,), target, self.node)
         if target == VType("int64", False) and _runtime_python_int(arg):
@@ -405,24 +412,32 @@ def _python_message(operation) -> str:
     raise AssertionError("no ZeroDivisionError")
 
 
-#: Python's ZeroDivisionError messages: true division of two ints, of a float; a float's // and %
+#: Python's ZeroDivisionError messages: true division of two ints, of a float; a float's // and %;
+#: an int's // and % (ov50)
 _DIVISION_MESSAGES = {("/", True): _python_message(lambda: 1 / 0), ("/", False): _python_message(lambda: 1.0 / 0.0),
-                      ("//", False): _python_message(lambda: 1.0 // 0.0), ("%", False): _python_message(lambda: 1.0 % 0.0)}
+                      ("//", False): _python_message(lambda: 1.0 // 0.0), ("%", False): _python_message(lambda: 1.0 % 0.0),
+                      ("//", True): _python_message(lambda: 1 // 0), ("%", True): _python_message(lambda: 1 % 0)}
 
 
-def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: ir.Expr, node: ast.AST) -> ir.Expr:
+def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: ir.Expr, node: ast.AST,
+                     nonzero: Callable[[], bool] | None = None) -> ir.Expr:
     """``divisor`` (``rhs`` converted to the result's dtype) with Python's check where ``lhs symbol
-    rhs`` divides two Python numbers: a true division, or a float's ``//`` / ``%``, by zero (-0.0
-    too) raises ZeroDivisionError as CPython does (where either is a NumPy number NumPy gives inf or
-    NaN, unchecked).  The check is 0 (a select of ``d`` either way after it); two Python
-    ints' ``//`` and ``%`` are left unchecked (docs/subset.md: *by zero give 0*)."""
-    key = (symbol, symbol == "/" and lhs.dtype not in FLOATS and rhs.dtype not in FLOATS)
-    if not (lhs.weak and rhs.weak) or divisor.dtype not in FLOATS or key not in _DIVISION_MESSAGES:
+    rhs`` divides two Python numbers: a true division, a float's ``//`` / ``%``, by zero (-0.0
+    too), and two Python ints' ``//`` / ``%`` by 0, raise ZeroDivisionError as CPython does (where
+    either is a NumPy number NumPy gives inf, NaN or 0, unchecked).  The check is 0 (a select of
+    ``d`` either way after it).  Not checked: a nonzero literal divisor, ``1.0 + math.exp(-x)``,
+    and an int divisor ``nonzero`` proves never 0 (isl, over the statement's domain: ``i + 1``
+    for ``i`` in ``range(n)``)."""
+    ints = divisor.dtype in INTS and symbol in ("//", "%")
+    key = (symbol, ints or symbol == "/" and lhs.dtype not in FLOATS and rhs.dtype not in FLOATS)
+    if not (lhs.weak and rhs.weak) or not (ints or divisor.dtype in FLOATS) or key not in _DIVISION_MESSAGES:
         return divisor
-    if _never_zero(divisor):  # x / 2.0, 1.0 / (1.0 + math.exp(-x)): no check
+    if _never_zero(divisor):  # x / 2.0, 1.0 / (1.0 + math.exp(-x)), i // 3: no check
         return divisor
-    zero = ir.Select(ir.Compare("==", divisor, ir.Const(0.0, divisor.dtype, True)), ir.int_const(1), ir.int_const(0),
-                     ir.INT, True)
+    if ints and nonzero is not None and nonzero():  # 7 // (i + 1) for i >= 0
+        return divisor
+    zero = ir.Select(ir.Compare("==", divisor, ir.Const(0 if ints else 0.0, divisor.dtype, True)), ir.int_const(1),
+                     ir.int_const(0), ir.INT, True)
     flag = ir.Check(zero, ir.int_const(1), "", 0, message=_DIVISION_MESSAGES[key] + located(lifter, node),
                     error="ZeroDivisionError")
     # (a select of the divisor either way: the python target's Python float stays one, where

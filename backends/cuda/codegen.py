@@ -27,7 +27,7 @@ from itertools import count
 from typing import Any
 
 import numpy as np
-from polyfuse.backends.cuda.exprs import DEVICE_CHECKS, ERROR_CELL, NUMBA_TYPES, ExprRenderer, helper_source
+from polyfuse.backends.cuda.exprs import ERROR_CELL, NUMBA_TYPES, ExprRenderer, helper_source, on_device
 from polyfuse.backends.cuda.plan import HostFor, Launch, Plan, Unit, make_plan
 from polyfuse.backends.cuda.promote import Decision, Promotion, promote, promotion_enabled, shared_budget
 from polyfuse.backends.cuda.simulator import ieee_math, make_shared_arrays_thread_safe
@@ -502,7 +502,7 @@ def _refuse_runtime_subscripts(program: LoopProgram) -> None:
                 "does not run yet; use target='cpu' or 'python'", stmt.span, stmt.region.reason)
         for root in (stmt.value, *stmt.index):
             for node in ir.walk(root):
-                if isinstance(node, ir.Check) and node.error in DEVICE_CHECKS:
+                if isinstance(node, ir.Check) and on_device(node.error, node.message):
                     continue  # a Python int outside an integer dtype, 1.0 / 0.0: recorded in the error cell (exprs._Check)
                 if isinstance(node, ir.Check):
                     raise UnsupportedError(
@@ -573,4 +573,4 @@ def overflow_checks(program: LoopProgram) -> tuple[tuple[str, str | None], ...]:
     this backend runs: _refuse_runtime_subscripts), each once: a kernel that has any takes
     the error cell, ``ERROR_CELL``."""
     roots = [root for stmt in program.statements for root in (stmt.value, *stmt.index)]
-    return tuple(m for m in ir.check_messages(roots) if m[0] in DEVICE_CHECKS)
+    return tuple(m for m in ir.check_messages(roots) if on_device(*m))

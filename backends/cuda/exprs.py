@@ -25,6 +25,14 @@ _WIDE = ("float64", "int64", "bool")  # numba's own result types; every other dt
 #: the ir.Check errors the device records (the others are refused): a Python int outside the dtype
 #: it meets, and a Python number divided by zero (frontend/scalars.py division_checked)
 DEVICE_CHECKS = ("OverflowError", "ZeroDivisionError")
+#: and the one ValueError that is a value's own check, not an assert that later code relies on:
+#: ``int(v)`` / a float stored into an integer element of NaN (frontend/scalars.py _float_store_checks)
+DEVICE_VALUE_ERRORS = ("cannot convert float NaN to integer",)
+
+
+def on_device(error: str, message: str | None) -> bool:
+    """Does the device record this check (exprs._Check), where codegen refuses the others?"""
+    return error in DEVICE_CHECKS or error == "ValueError" and (message or "").startswith(DEVICE_VALUE_ERRORS)
 ERROR_CELL = "_pf_errors"  # a kernel parameter: two int64, the failed check's code and value
 _BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32, "int64": 64, "uint64": 64}
 
@@ -361,7 +369,7 @@ class ExprRenderer:
         here, and Python's ZeroDivisionError of two Python numbers (codegen refuses the others): 0,
         its first failure recorded in the error cell, which the host raises after the kernels (the
         value may be another thread's than Python's first)."""
-        assert e.error in DEVICE_CHECKS, e
+        assert on_device(e.error, e.message), e
         self.helpers.add("_overflow")
         code = 1 + self.checks.index((e.error, e.message))
         return f"_overflow({ERROR_CELL}, {self.render(e.operand)}, {code})"

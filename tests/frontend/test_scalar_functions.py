@@ -276,9 +276,10 @@ def test_float32_constants_stay_float32():
     assert_close(expected, actual, exact=True)
 
 
-def python_division(a, b, y):
+def python_division(a, b, k, y):
     for i in range(y.shape[0]):
         y[i] = a / (b - i) + a % (b - i) + 1.0 / (1.0 + math.exp(a - i))
+        y[i] += (i + 3) // (k - i) + divmod(7, i - k)[1] + int(a * b) // (i + 1)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
@@ -304,18 +305,21 @@ def test_a_python_float_into_a_numpy_integer_raises_where_numpy_raises(target):
 def test_a_python_number_divided_by_zero_raises_as_in_python(target):
     """Two Python numbers (a float argument, a loop variable, math.exp's float): ``/`` by zero, and
     a float's ``%``, raise ZeroDivisionError with Python's message, where NumPy numbers give inf
-    (frontend/scalars.py division_checked); ``1.0 + math.exp(...)`` is never 0 (no check)."""
+    (frontend/scalars.py division_checked); ``1.0 + math.exp(...)`` is never 0 (no check).  So do
+    two Python ints' ``//``, ``%`` and ``divmod`` (ov50; ``i + 1`` is never 0: isl, no check), and
+    ``int(v)`` of a NaN (ValueError) or an infinity (OverflowError)."""
     k = polyfuse.kernel(python_division, target=target)
-    for b in (2.5, -1.0, 3.0):
+    for b, n in ((2.5, 9), (-1.0, 9), (3.0, 9), (2.5, 2), (math.nan, 9), (math.inf, 9)):
         got, want = np.zeros(4), np.zeros(4)
         try:
-            python_division(1.0, b, want)
-        except ZeroDivisionError as error:
-            with pytest.raises(ZeroDivisionError, match=f"^{error}\n") as info:
-                k(1.0, b, got)
-            assert "y[i] = a / (b - i)" in str(info.value)
+            python_division(1.0, b, n, want)
+        except (ZeroDivisionError, ValueError, OverflowError) as error:
+            with pytest.raises(type(error), match=f"^{error}\n") as info:
+                k(1.0, b, n, got)
+            line = "y[i] = a / (b - i)" if b == 3.0 else "y[i] += (i + 3) // (k - i)"
+            assert line in str(info.value), (b, n)
             continue
-        k(1.0, b, got)
+        k(1.0, b, n, got)
         np.testing.assert_array_equal(got, want)
 
 
@@ -417,6 +421,7 @@ def test_cuda_renders_the_scalar_functions():
     k = make_kernel("B[i] = np.maximum(A[i], 0.25) + np.fmin(A[i], 1.0) + np.sign(A[i]) + np.rint(A[i] * 3)"
                     " + np.trunc(A[i] * 2.5) + np.power(np.abs(A[i]), 0.5) + np.logaddexp(A[i], 1.0)"
                     " + np.cbrt(A[i]) + np.exp2(A[i]) + np.arctan2(A[i], 2.0) + math.log1p(abs(A[i])) + 1.0 / (s + 1)"
+                    " + (i + 7) // (s + 2) + int(A[i] * 3)"
                     "\n        C[i] = np.uint8(D[i] * 3) + np.fmod(D[i], np.uint8(7)) + np.int8(A[i] * 10) + s"
                     "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E, s")
     A = np.array([0.5, -1.25, 2.5, 0.0, -0.0, 3.75, -2.5, 1.5])
@@ -432,6 +437,8 @@ def test_cuda_renders_the_scalar_functions():
         _kernel(k, "cuda")(*args[:5], 40000)
     with pytest.raises(ZeroDivisionError, match="float division by zero"):  # two Python numbers (ov47)
         _kernel(k, "cuda")(*args[:5], -1)
+    with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):  # two Python ints (ov50)
+        _kernel(k, "cuda")(*args[:5], -2)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
