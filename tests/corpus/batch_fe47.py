@@ -13,10 +13,10 @@ odd-even transposition), PackBits encoding, root finding (Illinois regula falsi)
 zeros, next power of two) and the gaps fe45 left: ``np.frombuffer`` of a bytes literal as a
 lookup table, an allocation sized from the data (``int(idx.max()) + 1``) and a count grown in
 ``while True`` ... ``break``.  A second round (after the first's fixes) adds a sorting network
-through a tuple-returning helper, SPH density with a kernel helper, PageRank to a tolerance, BFS
-with a queue, 0/1 knapsack with the items, Smith-Waterman with its traceback, RLE as two arrays, a
-search returning from inside a while loop, repeated erosion with swapped buffers, Newton guarded by
-bisection and 16-bit Morton interleaving.
+through a tuple-returning helper, SPH density with a kernel helper, PageRank to a tolerance, 0/1
+knapsack with the items, Smith-Waterman with its traceback, RLE as two arrays, a search returning
+from inside a while loop, repeated erosion with swapped buffers, Newton guarded by bisection and
+16-bit Morton interleaving.
 
 At fe08657 (cpu target, four seeds each, POLYFUSE_NUM_THREADS=2): 40 of 46 match, 6 refused, none
 wrong or crashed.  After fe48's fixes 45 match: ``np.frombuffer`` of bytes constants as tables
@@ -24,7 +24,8 @@ wrong or crashed.  After fe48's fixes 45 match: ``np.frombuffer`` of bytes const
 the data (label_sizes, scatter_to_max_index; call_sizes.call_time_data_source) and the clamp ``nc =
 int(box // rc); if nc < 1: nc = 1`` as one binding (cell_list_neighbours' ``np.full(nc * nc, -1)``).
 Refused: varint_sizes (a count grown in ``while True``: no bound from the sizes; fe45's
-leb128_encode too)."""
+leb128_encode too).  Session 37 (ts50) dropped the second round's BFS with a queue
+(bfs_levels_queue: batch_fe39's bfs_queue with its names swapped), so now 44 of 45 match."""
 
 import math
 
@@ -852,27 +853,6 @@ def pagerank_until(indptr, indices, d, tol, max_iter):
     return r, it
 
 
-def bfs_levels_queue(indptr, indices, source):
-    n = indptr.shape[0] - 1
-    level = np.full(n, -1, dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    head = 0
-    tail = 0
-    level[source] = 0
-    queue[tail] = source
-    tail += 1
-    while head < tail:
-        v = queue[head]
-        head += 1
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if level[u] < 0:
-                level[u] = level[v] + 1
-                queue[tail] = u
-                tail += 1
-    return level, tail
-
-
 def knapsack01_items(w, v, cap):
     n = w.shape[0]
     dp = np.zeros((n + 1, cap + 1))
@@ -1116,7 +1096,6 @@ _add("sort5_network_rows", sort5_network_rows, lambda r: (r.integers(0, 20, (_n(
 _add("sph_density_pressure", sph_density_pressure,
      lambda r: (lambda n: (r.random((n, 2)) * 2.0, r.random(n) + 0.5, 0.4, 3.0, 1.0))(_n(r, 12, 1)))
 _add("pagerank_until", pagerank_until, lambda r: (*_csr_undirected(r, _n(r, 8, 1), 0.3), 0.85, 1e-9, 50))
-_add("bfs_levels_queue", bfs_levels_queue, lambda r: (*_csr_undirected(r, 9, 0.25), int(r.integers(0, 9))))
 _add("knapsack01_items", knapsack01_items, lambda r: (lambda n: (r.integers(1, 6, n), r.random(n) * 9, 11))(_n(r, 5, 1)))
 _add("smith_waterman_traceback_len", smith_waterman_traceback_len,
      lambda r: (_seq(r), _seq(r, 9), 2.0, -1.0, 1.5))
