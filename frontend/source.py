@@ -261,6 +261,28 @@ def _last_code_line(code: types.CodeType) -> int:
     return max([last, *nested])
 
 
+#: the text of every function polyfuse generated and compiles again later (dask block variants,
+#: einsum kernels, kernels unpickled where their file is gone), by fake filename: ``linecache``
+#: alone is not a store (``linecache.clearcache()``, which IPython and some tests call, empties it,
+#: and the variant's next signature could not be read).
+_REGISTERED: dict[str, list[str]] = {}
+
+
+def register_source(filename: str, text: str | list[str]) -> None:
+    """Make ``text`` the source of ``filename`` for polyfuse, ``inspect`` and tracebacks, also
+    after ``linecache.clearcache()``."""
+    lines = text.splitlines(True) if isinstance(text, str) else list(text)
+    _REGISTERED[filename] = lines
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+
+
+def file_lines(filename: str, module_globals: dict | None = None) -> list[str]:
+    """``linecache.getlines``, with a registered source put back where something emptied it."""
+    if filename in _REGISTERED and filename not in linecache.cache:
+        register_source(filename, _REGISTERED[filename])
+    return linecache.getlines(filename, module_globals)
+
+
 def _lines_from_code(fn) -> tuple[list[str], int] | None:
     """The function's lines and first line number, ending at its last instruction (None where
     the lines do not start with a ``def`` or a decorator, or go on past that instruction)."""
@@ -268,7 +290,7 @@ def _lines_from_code(fn) -> tuple[list[str], int] | None:
     if not isinstance(code, types.CodeType):
         return None
     filename = inspect.getsourcefile(fn)
-    lines = linecache.getlines(filename, fn.__globals__) if filename else []
+    lines = file_lines(filename, fn.__globals__) if filename else []
     start = code.co_firstlineno - 1
     if not 0 <= start < len(lines) or not _DEF_LINE.match(lines[start]):
         return None
@@ -304,6 +326,9 @@ def _source(fn) -> tuple[list[str], int, str, ast.Module]:
     ``def``'s indentation or less but inside a bracket or a string (a closing parenthesis in
     column 0) leaves the lines before it unparsable; in that case, as in any other, inspect
     decides."""
+    code = getattr(fn, "__code__", None)
+    if isinstance(code, types.CodeType):
+        file_lines(code.co_filename)  # inspect finds a fake filename only in linecache
     fast = _lines_from_code(fn)
     if fast is not None and (parsed := _parsed(fast[0])) is not None:
         return (*fast, *parsed)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import linecache
 import os
 import threading
 import types
@@ -21,7 +20,7 @@ from polyfuse.frontend.checker import array_default, default_error, is_number
 from polyfuse.frontend.function_args import BOUND, bound_texts, is_function, specialise
 from polyfuse.frontend.global_arrays import FROZEN, frozen_copy, global_arrays, with_frozen_parameters
 from polyfuse.frontend.rewrite import helper_function, helper_texts
-from polyfuse.frontend.source import KernelSource, read_source
+from polyfuse.frontend.source import KernelSource, file_lines, read_source, register_source
 from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
@@ -538,7 +537,7 @@ def recipe_of(kernel) -> KernelRecipe:
     filename = fn.__code__.co_filename
     if os.path.exists(filename):
         filename = os.path.abspath(filename)  # the receiving process may run elsewhere
-    return KernelRecipe(fn, filename, tuple(linecache.getlines(filename)), tuple(sorted(kernel.init_options.items())))
+    return KernelRecipe(fn, filename, tuple(file_lines(filename)), tuple(sorted(kernel.init_options.items())))
 
 
 def rebuild(recipe: KernelRecipe):
@@ -552,7 +551,6 @@ def rebuild(recipe: KernelRecipe):
                 # cloudpickle renames the code of functions it pickles by value (``__main__``)
                 fn.__code__ = fn.__code__.replace(co_filename=recipe.filename)
             if recipe.lines and not os.path.exists(recipe.filename):
-                text_size = sum(len(line) for line in recipe.lines)
-                linecache.cache[recipe.filename] = (text_size, None, list(recipe.lines), recipe.filename)
+                register_source(recipe.filename, list(recipe.lines))
             found = _KERNELS[key] = Kernel(fn, **dict(recipe.options))
     return found

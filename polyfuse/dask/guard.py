@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import ast
 import itertools
-import linecache
 import types
 from typing import Any
 
 from polyfuse.errors import SourceSpan, UnsupportedError
-from polyfuse.frontend.source import read_source
+from polyfuse.frontend.source import read_source, register_source
 from polyfuse.model.scop import Statement
 
 _serial = itertools.count()
@@ -89,7 +88,7 @@ def block_variant(kernel: Any, *, updates: tuple[tuple[Statement, tuple[str, ...
     fdef.args.args.extend(ast.arg(arg=n) for n in names)
     text = ast.unparse(ast.fix_missing_locations(fdef)) + "\n"
     filename = f"<polyfuse-dask-block-{next(_serial)}-{fn.__name__}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    register_source(filename, text)
     code = compile(text, filename, "exec")
     inner = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
     defaults = fn.__defaults__ + (0,) * len(names) if fn.__defaults__ else None  # the new trailing arguments'

@@ -9,7 +9,6 @@ frontend uses) finds it, and error messages and ``explain()`` show its lines.
 from __future__ import annotations
 
 import itertools
-import linecache
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from polyfuse.errors import ArgumentError
+from polyfuse.frontend.source import register_source
 
 if TYPE_CHECKING:
     from polyfuse.kernel import Kernel
@@ -40,7 +40,7 @@ def zero_literal(dtype: np.dtype) -> str:
 def define_function(src: str, name: str, tag: str) -> Callable[..., Any]:
     """``exec`` generated source under a fake, ``linecache``-registered filename; return ``name``."""
     filename = f"<polyfuse-{tag}-{next(_serial)}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    register_source(filename, src)
     namespace: dict[str, Any] = {"np": np, "math": math}
     exec(compile(src, filename, "exec"), namespace)  # noqa: S102 - polyfuse-generated source
     return namespace[name]

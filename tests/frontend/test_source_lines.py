@@ -11,7 +11,7 @@ import types
 from pathlib import Path
 
 import pytest
-from polyfuse.frontend.source import source_lines
+from polyfuse.frontend.source import read_source, register_source, source_lines
 
 from polyfuse.bench import numpy_suite, suite
 
@@ -76,3 +76,19 @@ def test_code_registered_in_linecache():
     namespace: dict = {}
     exec(compile(text, filename, "exec"), namespace)
     assert source_lines(namespace["added"]) == (text.splitlines(True), 1)
+
+
+def test_registered_source_survives_clearcache():
+    """Generated kernels (dask block variants, einsum kernels, kernels unpickled where their
+    file is gone) compile again for each new signature; ``linecache.clearcache()`` (IPython and
+    some tests call it) must not make their source unreadable: a later variant of a dask block
+    kernel failed with 'cannot read the source' when a test in between cleared the cache."""
+    text = "def tripled(a):\n    return a * 3\n"
+    filename = "<polyfuse-test-registered-source>"
+    register_source(filename, text)
+    namespace: dict = {}
+    exec(compile(text, filename, "exec"), namespace)
+    linecache.clearcache()
+    assert read_source(namespace["tripled"]).tree.name == "tripled"
+    assert source_lines(namespace["tripled"]) == (text.splitlines(True), 1)
+    assert linecache.getlines(filename) == text.splitlines(True)  # tracebacks show it again
