@@ -60,6 +60,7 @@ from .local_versions import (
     check_loop_locals,
     local_write,
     loop_splits,
+    seen_types,
     split_locals,
     version_targets,
     version_values,
@@ -796,6 +797,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     in_place: frozenset[str] = frozenset()
     monotone: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
+    earlier: dict[str, tuple[VType, ...]] = {}  # each local's types in the passes so far
     for _ in range(12):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
@@ -820,7 +822,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
             | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types,
-                          returned=lifter.returned_names(source))
+                          returned=lifter.returned_names(source), earlier=earlier)
+        earlier = seen_types(lifter.writes, earlier)
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         placed = lifter.in_place_flags(mixed)
         settled = lifter.monotone_locals(mixed)

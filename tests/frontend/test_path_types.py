@@ -222,12 +222,25 @@ def best_above_half(x):
     return m
 
 
-def test_a_returned_loop_local_of_another_numpy_dtype_is_split():
+def int32_sum_then_halved(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i]
+    for i in range(1, x.shape[0]):
+        s = s * 0.5
+    return s
+
+
+@pytest.mark.parametrize("func", [best_above_half, int32_sum_then_halved])
+def test_a_returned_loop_local_of_another_numpy_dtype_is_split(func):
     """``m = 0.5`` then ``m = x[i]`` of an ``int32`` ``x``: Python returns ``np.int32`` where an
     element won and the float ``0.5`` where none did; the one float64 local returned
-    ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``)."""
-    k = polyfuse.kernel(best_above_half, target="cpu")
+    ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``).  A sum of
+    ``int32`` elements halved in a second loop is the ``np.int32`` of one element where that loop
+    runs no iteration: the settled pass read ``s + x[i]`` as float64 and did not split (cp50's
+    fuzzer, ``tests/long/mix_fuzz.py``; the earlier passes' types count now)."""
+    k = polyfuse.kernel(func, target="cpu")
     for x in (np.array([1, 0, -2], np.int32), np.array([-1, 0], np.int32), np.zeros(0, np.int32),
-              np.array([0.25, 3.0])):
-        expected, got = best_above_half(x), k(x)
+              np.array([3], np.int32), np.array([0.25, 3.0])):
+        expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
