@@ -434,7 +434,10 @@ class Lifter:
             kinds = choice_kinds(self.expressions(scope), target, choice, self.flagged)
             self.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, target, value, scope, lifter)
-        if flag and choice is not None:  # the flag's test reads the value before the write
+        read = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
+        if flag and (choice is not None or read is not None and pushed_choice(read) is not None):
+            # the flag's test reads the value before the write: s += x[i] if x[i] > s else s
+            # (KindChoice) tested the new s (cp50: a Python int returned for Python's np.int32)
             return flag + [self.add_statement(node, target, value, scope, lifter)]
         return [self.add_statement(node, target, value, scope, lifter)] + flag
 
@@ -822,7 +825,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
             | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types,
-                          returned=lifter.returned_names(source), earlier=earlier)
+                          returned=lifter.returned_names(source) | lifter.returned_reads(source), earlier=earlier)
         earlier = seen_types(lifter.writes, earlier)
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         placed = lifter.in_place_flags(mixed)

@@ -258,7 +258,8 @@ def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, 
     passes count there too: a pass reads the local in its one type, so ``s = 0``, ``for i: s +=
     x_i32[i]``, ``for i in range(1, n): s = s * 0.5`` gives ``s + x_i32[i]`` as float64 once the
     type is settled, while Python returns the ``np.int32`` the first loop left where the second
-    runs no iteration (cp50: it came back ``np.float64``)."""
+    runs no iteration (cp50: it came back ``np.float64``); a local the return reads (``return s +
+    1``) counts as one it gives back."""
     looped = {write.name for write in writes if write.in_loop}
     names = {name for name in split if name in looped}
     if settled:

@@ -231,16 +231,35 @@ def int32_sum_then_halved(x):
     return s
 
 
-@pytest.mark.parametrize("func", [best_above_half, int32_sum_then_halved])
+def int32_sum_then_halved_plus_one(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i]
+    for i in range(1, x.shape[0]):
+        s = s * 0.5
+    return s + 1
+
+
+def sum_of_winners_or_itself(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i] if x[i] > s else s
+    return s
+
+
+@pytest.mark.parametrize("func", [best_above_half, int32_sum_then_halved, int32_sum_then_halved_plus_one,
+                                  sum_of_winners_or_itself])
 def test_a_returned_loop_local_of_another_numpy_dtype_is_split(func):
     """``m = 0.5`` then ``m = x[i]`` of an ``int32`` ``x``: Python returns ``np.int32`` where an
     element won and the float ``0.5`` where none did; the one float64 local returned
     ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``).  A sum of
     ``int32`` elements halved in a second loop is the ``np.int32`` of one element where that loop
     runs no iteration: the settled pass read ``s + x[i]`` as float64 and did not split (cp50's
-    fuzzer, ``tests/long/mix_fuzz.py``; the earlier passes' types count now)."""
+    fuzzer, ``tests/long/mix_fuzz.py``; the earlier passes' types count now), returned in ``s + 1``
+    too.  ``s += x[i] if x[i] > s else s`` of a Python ``s = 0`` is NumPy's once an element won:
+    the flag's test read the new ``s`` (it returned the Python int)."""
     k = polyfuse.kernel(func, target="cpu")
     for x in (np.array([1, 0, -2], np.int32), np.array([-1, 0], np.int32), np.zeros(0, np.int32),
-              np.array([3], np.int32), np.array([0.25, 3.0])):
+              np.array([3], np.int32), np.array([0.25, 3.0]), np.array([5, -3, 2])):
         expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
