@@ -273,3 +273,22 @@ def test_a_returned_loop_local_of_another_numpy_dtype_is_split(func):
               np.array([3], np.int32), np.array([0.25, 3.0]), np.array([5, -3, 2])):
         expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
+
+
+def quarter_or_rest_plus_one(n, b):
+    s = 0
+    for j in range(1, n):
+        s += (2 - b[j]) if (2 - b[j]) > 0.25 else 0.25
+    return s + 1
+
+
+@pytest.mark.xfail(strict=True, reason="the returned s + 1 takes the one Python kind recorded for s (the int of s = 0): "
+                   "the Python float 0.25 the choice adds is not among s's kinds, so 1.25 comes back as the int 1")
+def test_a_returned_expression_of_a_local_given_a_python_float_by_a_choice():
+    """cp50's fuzzer (tests/long/mix_fuzz.py, loops seed 9, program 32): a Python ``s = 0`` given
+    ``0.25`` by the else branch of a choice in ``s += ...`` is a Python float; ``return s + 1``
+    came back ``1`` for Python's ``1.25`` (a wrong value, not only a type; ``return s`` is right)."""
+    k = polyfuse.kernel(quarter_or_rest_plus_one, target="python")
+    b = np.full(3, 1.9)
+    expected, got = quarter_or_rest_plus_one(2, b), k(2, b.copy())
+    assert type(got) is type(expected) and got == expected
