@@ -29,7 +29,7 @@ from polyfuse.model.scop import isl_name
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .local_versions import local_write
-from .returns import STRONG, choice_of, inherited_flag, kind_choice, kind_varies, pushed_choice, weak_kind
+from .returns import STRONG, choice_of, kind_choice, kind_varies, weak_kind
 from .scalars import element_store_checked, range_checked
 from .source import walk
 from .types import VType, power_hint
@@ -279,8 +279,8 @@ class _RegionBuilder:
     def _Assign(self, node: ast.Assign) -> list:
         value = self.exprs.convert(node.value)
         flag = self.strength_flag(node, node.targets[0], value)
-        if flag and (choice_of(node) is not None or pushed_choice(node.value) is not None):
-            return flag + [self.assign(node, node.targets[0], value)]  # its tests read the value before the write
+        if flag and choice_of(node) is not None:  # the flag's tests read the value before the write
+            return flag + [self.assign(node, node.targets[0], value)]
         return [self.assign(node, node.targets[0], value)] + flag
 
     def _Assert(self, node: ast.Assert) -> list:
@@ -297,10 +297,7 @@ class _RegionBuilder:
     def _AugAssign(self, node: ast.AugAssign) -> list:
         current = self.exprs.convert(node.target)
         value = self.exprs.binary(node, node.op, current, self.exprs.convert(node.value))
-        flag = self.strength_flag(node, node.target, value)
-        if flag and pushed_choice(node.value) is not None:  # its tests read the value before the write
-            return flag + [self.assign(node, node.target, value)]
-        return [self.assign(node, node.target, value)] + flag
+        return [self.assign(node, node.target, value)] + self.strength_flag(node, node.target, value)
 
     def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> list:
         """``STRONG + name = kind`` beside an assignment to a local whose returned value is a
@@ -311,9 +308,6 @@ class _RegionBuilder:
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
             return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
-        inherited = self.lifter.inherited_kind(node, target, value, self.scope)
-        if inherited is not None:  # s += x[i] if x[i] > s else s: Python's int while no element won (cp50)
-            return [self.assign(node, flag, inherited_flag(self.exprs, inherited, target))]
         return [self.assign(node, flag, ir.Const(kind, "int8", False))]
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> rg.Assign:
