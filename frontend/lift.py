@@ -68,6 +68,7 @@ from .local_versions import (
     check_loop_locals,
     local_write,
     loop_splits,
+    seen_types,
     split_locals,
     version_targets,
     version_values,
@@ -442,7 +443,10 @@ class Lifter:
             kinds = choice_kinds(self.expressions(scope), target, choice, self.flagged)
             self.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, target, value, scope, lifter)
-        if flag and choice is not None:  # the flag's test reads the value before the write
+        read = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
+        if flag and (choice is not None or read is not None and pushed_choice(read) is not None):
+            # the flag's test reads the value before the write: s += x[i] if x[i] > s else s
+            # (KindChoice) tested the new s (cp50: a Python int returned for Python's np.int32)
             return flag + [self.add_statement(node, target, value, scope, lifter)]
         return [self.add_statement(node, target, value, scope, lifter)] + flag
 
@@ -825,6 +829,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     in_place: frozenset[str] = frozenset()
     monotone: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
+    earlier: dict[str, tuple[VType, ...]] = {}  # each local's types in the passes so far
     for _ in range(12):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
@@ -849,7 +854,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
             | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types,
-                          returned=lifter.returned_names(source))
+                          returned=lifter.returned_names(source) | lifter.returned_reads(source), earlier=earlier)
+        earlier = seen_types(lifter.writes, earlier)
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         placed = lifter.in_place_flags(mixed)
         settled = lifter.monotone_locals(mixed)

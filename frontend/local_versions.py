@@ -243,7 +243,8 @@ def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[V
 
 
 def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
-                settled: bool, returned: frozenset[str] = frozenset()) -> dict[str, tuple[VType, ...]]:
+                settled: bool, returned: frozenset[str] = frozenset(),
+                earlier: dict[str, tuple[VType, ...]] | None = None) -> dict[str, tuple[VType, ...]]:
     """The locals assigned inside loops split as those outside loops are (one version per type,
     carried from one iteration to the next with the kind): those ``check_loop_locals`` would
     refuse with one type, and those split already (each read of which is a choice now), except
@@ -253,13 +254,18 @@ def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, 
     final return gives back by name (``returned``) is split too where one of its NumPy values
     is of another dtype than the one type (``m = 0.5`` then ``if x[i] > m: m = x[i]`` of an
     ``int32`` ``x``: Python returns ``np.int32`` where an element won, the float ``0.5`` where
-    none did; the one type was float64 on both paths)."""
+    none did; the one type was float64 on both paths).  The types of the lift's ``earlier``
+    passes count there too: a pass reads the local in its one type, so ``s = 0``, ``for i: s +=
+    x_i32[i]``, ``for i in range(1, n): s = s * 0.5`` gives ``s + x_i32[i]`` as float64 once the
+    type is settled, while Python returns the ``np.int32`` the first loop left where the second
+    runs no iteration (cp50: it came back ``np.float64``); a local the return reads (``return s +
+    1``) counts as one it gives back."""
     looped = {write.name for write in writes if write.in_loop}
     names = {name for name in split if name in looped}
     if settled:
         names |= {write.name for write, _ in _loop_refusals(lifter, writes, split)}
-        names |= {name for name, ts in _types(writes).items() if name in returned and name in looped
-                  and name not in split and _returns_another_dtype(lifter.scalar_type(name), ts)}
+        names |= {name for name, ts in seen_types(writes, earlier or {}).items() if name in returned
+                  and name in looped and name not in split and _returns_another_dtype(lifter.scalar_type(name), ts)}
     return {name: ts for name, ts in _types(writes).items()  # (the first assigned first)
             if name in names and len(ts) > 1 and name not in lifter.opaque_scalars}
 
@@ -267,6 +273,14 @@ def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, 
 def _returns_another_dtype(one: VType | None, types: tuple[VType, ...]) -> bool:
     """Whether a NumPy value of ``types`` is returned as another scalar type by ``one``."""
     return one is not None and any(not t.weak and t.dtype != one.dtype for t in types)
+
+
+def seen_types(writes: list[LocalWrite], earlier: dict[str, tuple[VType, ...]]) -> dict[str, tuple[VType, ...]]:
+    """``earlier``'s types of each local and those of ``writes`` after them."""
+    out = dict(earlier)
+    for name, ts in _types(writes).items():
+        out[name] = out.get(name, ()) + tuple(t for t in ts if t not in out.get(name, ()))
+    return out
 
 
 def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:

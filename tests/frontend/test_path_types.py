@@ -222,12 +222,66 @@ def best_above_half(x):
     return m
 
 
-def test_a_returned_loop_local_of_another_numpy_dtype_is_split():
+def int32_sum_then_halved(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i]
+    for i in range(1, x.shape[0]):
+        s = s * 0.5
+    return s
+
+
+def int32_sum_then_halved_plus_one(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i]
+    for i in range(1, x.shape[0]):
+        s = s * 0.5
+    return s + 1
+
+
+def sum_of_winners_or_itself(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i] if x[i] > s else s
+    return s
+
+
+@pytest.mark.parametrize("func", [best_above_half, int32_sum_then_halved, int32_sum_then_halved_plus_one,
+                                  sum_of_winners_or_itself])
+def test_a_returned_loop_local_of_another_numpy_dtype_is_split(func):
     """``m = 0.5`` then ``m = x[i]`` of an ``int32`` ``x``: Python returns ``np.int32`` where an
     element won and the float ``0.5`` where none did; the one float64 local returned
-    ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``)."""
-    k = polyfuse.kernel(best_above_half, target="cpu")
+    ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``).  A sum of
+    ``int32`` elements halved in a second loop is the ``np.int32`` of one element where that loop
+    runs no iteration: the settled pass read ``s + x[i]`` as float64 and did not split (cp50's
+    fuzzer, ``tests/long/mix_fuzz.py``; the earlier passes' types count now), returned in ``s + 1``
+    too.  ``s += x[i] if x[i] > s else s`` of a Python ``s = 0`` is NumPy's once an element won:
+    the flag's test read the new ``s`` (it returned the Python int).  In a loop kept as written
+    (a ``break``) the flag is still NumPy's on every path (``np.int32(0)`` where no element won):
+    e578533 took the kind inheritance out of frontend.opaque (the corpus' np.unique loops read a
+    flag before its assignment)."""
+    k = polyfuse.kernel(func, target="cpu")
     for x in (np.array([1, 0, -2], np.int32), np.array([-1, 0], np.int32), np.zeros(0, np.int32),
-              np.array([0.25, 3.0])):
-        expected, got = best_above_half(x), k(x)
+              np.array([3], np.int32), np.array([0.25, 3.0]), np.array([5, -3, 2])):
+        expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
+
+
+def quarter_or_rest_plus_one(n, b):
+    s = 0
+    for j in range(1, n):
+        s += (2 - b[j]) if (2 - b[j]) > 0.25 else 0.25
+    return s + 1
+
+
+@pytest.mark.xfail(strict=True, reason="the returned s + 1 takes the one Python kind recorded for s (the int of s = 0): "
+                   "the Python float 0.25 the choice adds is not among s's kinds, so 1.25 comes back as the int 1")
+def test_a_returned_expression_of_a_local_given_a_python_float_by_a_choice():
+    """cp50's fuzzer (tests/long/mix_fuzz.py, loops seed 9, program 32): a Python ``s = 0`` given
+    ``0.25`` by the else branch of a choice in ``s += ...`` is a Python float; ``return s + 1``
+    came back ``1`` for Python's ``1.25`` (a wrong value, not only a type; ``return s`` is right)."""
+    k = polyfuse.kernel(quarter_or_rest_plus_one, target="python")
+    b = np.full(3, 1.9)
+    expected, got = quarter_or_rest_plus_one(2, b), k(2, b.copy())
+    assert type(got) is type(expected) and got == expected
