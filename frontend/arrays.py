@@ -1098,9 +1098,13 @@ class Lowering:
         tuple (``return a, np.divmod(x, y)``, ``return (m, s), x``) is a tuple of items again, as
         NumPy returns it nested."""
         if isinstance(elt, ast.Tuple):
-            items = [self.returned_item(e, (*path, k), before) for k, e in enumerate(elt.elts)]
+            starts, items = [], []
+            for k, e in enumerate(elt.elts):
+                starts.append(len(before))
+                items.append(self.returned_item(e, (*path, k), before))
             if not any(changed for _, changed in items):
                 return elt, False
+            self.bound_in_order(items, starts, before)
             return ast.copy_location(ast.Tuple([e for e, _ in items], ast.Load()), elt), True
         extents = self.returned_shape(elt, before)
         if extents is not None:  # return Y.shape of a temporary: the tuple of its extents (Python ints)
@@ -1140,6 +1144,22 @@ class Lowering:
         if entry is not None and entry.array != name:
             name, changed = entry.array, True  # a rebound temporary: its latest array
         return ast.copy_location(ast.Name(name, ast.Load()), elt), changed
+
+    def bound_in_order(self, items: list[tuple[ast.expr, bool]], starts: list[int], before: list[ast.stmt]) -> None:
+        """Python evaluates a returned tuple's items in order: an item returned as written that
+        reads an element (and may raise IndexError) is bound to a fresh name where it stands,
+        before the statements of the later items (``return u[0], u.max()`` of an empty
+        ``np.unique``: IndexError, not max's ValueError)."""
+        for k in reversed(range(len(items))):
+            value, changed = items[k]
+            later = any(c for _, c in items[k + 1:])
+            if changed or not later or not any(isinstance(n, ast.Subscript) for n in walk(value)):
+                continue
+            name = self.fresh("ret")
+            assign = ast.copy_location(ast.Assign([ast.copy_location(ast.Name(name, ast.Store()), value)], value),
+                                       value)
+            before[starts[k]:starts[k]] = [assign]
+            items[k] = (ast.copy_location(ast.Name(name, ast.Load()), value), True)
 
     def returned_shape(self, elt: ast.expr, before: list[ast.stmt]) -> ast.Tuple | None:
         """A returned ``E.shape`` of an array expression the lowering knows (a temporary, a view,
