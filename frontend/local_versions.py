@@ -364,11 +364,12 @@ def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
 
 def _converting(dtype: str, unheld: set[str]):
     """An operand that converts a Python number met with it to ``dtype`` (NEP 50): a value of
-    ``dtype`` in Python too (not a constant or value converted to it by this kernel)."""
+    ``dtype`` in Python too (not a constant, ``-2.0`` too, or value converted to it by this kernel:
+    ``max(x_f32[i], -2.0 + s)`` of a float64 ``s`` holding an np.float32 is float32 in Python; cf50)."""
     def meets(e: ir.Expr) -> bool:
         if isinstance(e, ir.Select):  # (a local of several types read: each version's value)
             return meets(e.then) and meets(e.otherwise)
-        return e.dtype == dtype and not e.weak and not _may_be(e, unheld) \
+        return e.dtype == dtype and not e.weak and not _may_be(e, unheld) and constant_of(e) is None \
             and not isinstance(e, (ir.Const, ir.Var)) and not (isinstance(e, ir.Cast) and e.operand.dtype != dtype)
     return meets
 
