@@ -8,7 +8,11 @@ PRE=p (chance each local is assigned before the loop), SHOW=1 (refusals), ONLY=k
 
 Shapes: while loops with data-dependent exits, break/continue under data-dependent ifs, loops in
 branches, early returns, int/float/bool locals, float32/int32 arrays, aug-assigns, locals in later
-tests, elif chains, one-branch definitions, reductions under ifs, consecutive ifs on one local."""
+tests, elif chains, one-branch definitions, reductions under ifs, consecutive ifs on one local.
+Choices (cf50; ``CHOICE=p``, the chance an assigned value is one, default 0.3): ``a if c else b``,
+``max``/``min`` of two, ``a and b`` / ``a or b`` as values, their operands locals, constants (a
+Python ``3`` beside floats), float32/int32 elements, ``np.float32(0.5)``; returned choices.
+``SIZES=24,0,1``: the arrays' lengths (a call Python's own IndexError stops is left out)."""
 import collections
 import importlib.util
 import os
