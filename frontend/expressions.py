@@ -725,6 +725,8 @@ class ExpressionLifter:
                                  self.coerce(arg, _unbool(vtype(arg))), common, located(self.lifter, node))
             result = self.coerce(wide, common) if wide is not None else \
                 ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common), common.dtype, common.weak)
+        if len({vtype(a) for a in args}) == 1 and vtype(args[0]).dtype == "bool":
+            result = self.coerce(result, vtype(args[0]))  # max(False, True) is the bool True, not 1 (cf50)
         if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
             self.chosen(node, name, result)
         return result

@@ -863,7 +863,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
                 and settled == monotone:
             break
         scalar_types, flagged, in_place, split, monotone = dict(lifter.assigned), mixed, placed, found, settled
-    check_loop_locals(lifter, lifter.writes, lifter.split)
+    check_loop_locals(lifter, lifter.writes, lifter.split, lifter.returned_names(source))
     for node, dtypes in lifter.list_conflicts:
         raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
                            "dtype of np.array(list) then depends on which items were appended; give "

@@ -233,13 +233,29 @@ def _holds(t: VType, constant, m: VType) -> bool:
     return False
 
 
-def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> None:
+def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
+                      returned: frozenset[str] = frozenset()) -> None:
     """Refuse a local assigned inside a loop that is given a value its one type does not hold
     exactly (see the module docstring), unless every read of it meets the value as its one type
     would (``reads_typed``: where Python's number converts to that type), and cannot be split
-    (``loop_splits``: a loop kept as written)."""
+    (``loop_splits``: a loop kept as written).  Refuse too a local the final return gives back
+    by name (``returned``) that a loop kept as written assigns a NumPy value of another dtype
+    than its one type (``t = x[0] > 0``, then ``t = x[i]`` in a loop with ``break``: Python
+    returns ``np.False_`` where the loop never assigns, the one type gave ``0.0``; cf50)."""
     for write, message in _loop_refusals(lifter, writes, split, leaf_constants=True):
         raise lifter.error(write.node, message, "local of several types")
+    for name, types in _types(writes).items():
+        one = lifter.scalar_type(name)
+        if name in returned and name in lifter.opaque_scalars and name not in split \
+                and _returns_another_dtype(one, types):
+            write = next(w for w in writes if w.name == name and any(not t.weak and t.dtype != one.dtype
+                                                                     for t in w.leaves))
+            other = next(t for t in write.leaves if not t.weak and t.dtype != one.dtype)
+            what = "the value returned" if name.startswith("_pf_") else f"local {name!r}"
+            raise lifter.error(write.node, f"{what} is a {_spelled(other)} here and a {_spelled(one)} elsewhere, "
+                               "with a loop kept as written between: Python returns the type of the value last "
+                               "assigned, which this kernel cannot follow there; convert to one type where it is "
+                               f"assigned (np.{one.dtype}(...), float(...))", "local of several types")
 
 
 def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
@@ -362,11 +378,12 @@ def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
 
 def _converting(dtype: str, unheld: set[str]):
     """An operand that converts a Python number met with it to ``dtype`` (NEP 50): a value of
-    ``dtype`` in Python too (not a constant or value converted to it by this kernel)."""
+    ``dtype`` in Python too (not a constant, ``-2.0`` too, or value converted to it by this kernel:
+    ``max(x_f32[i], -2.0 + s)`` of a float64 ``s`` holding an np.float32 is float32 in Python; cf50)."""
     def meets(e: ir.Expr) -> bool:
         if isinstance(e, ir.Select):  # (a local of several types read: each version's value)
             return meets(e.then) and meets(e.otherwise)
-        return e.dtype == dtype and not e.weak and not _may_be(e, unheld) \
+        return e.dtype == dtype and not e.weak and not _may_be(e, unheld) and constant_of(e) is None \
             and not isinstance(e, (ir.Const, ir.Var)) and not (isinstance(e, ir.Cast) and e.operand.dtype != dtype)
     return meets
 

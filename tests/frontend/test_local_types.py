@@ -193,6 +193,9 @@ def test_loop_local_of_python_and_numpy_values(init, update, after):
     ("1e30", "min(m, f[j])", "o32[0] = m * 0.5", True),  # float64's 1e30 * 0.5, then float32's
     ("0.5", "min(m, f[j])", "return m * 0.1", True),  # 0.5 is exact in float32, 0.5 * 0.1 is not (fe47)
     ("1", "min(m, f[j])", "return m * 0.1", True),  # a Python int the same
+    # a float64 m given float32 values: Python's -2.0 + m is float32 there (-2.0 is no float64
+    # value to convert m to; the one type gave float64's sum: cf50's choice fuzz)
+    ("o64[0] + 0.1", "f[j] if f[j] > 0 else m", "o64[0] = -2.0 + m", True),
 ])
 def test_loop_local_one_type_where_its_reads_allow(init, update, after, versions):
     """One type (a float32 register: a min reduction) where each read meets the value as a float32

@@ -8,7 +8,11 @@ PRE=p (chance each local is assigned before the loop), SHOW=1 (refusals), ONLY=k
 
 Shapes: while loops with data-dependent exits, break/continue under data-dependent ifs, loops in
 branches, early returns, int/float/bool locals, float32/int32 arrays, aug-assigns, locals in later
-tests, elif chains, one-branch definitions, reductions under ifs, consecutive ifs on one local."""
+tests, elif chains, one-branch definitions, reductions under ifs, consecutive ifs on one local.
+Choices (cf50; ``CHOICE=p``, the chance an assigned value is one, default 0.3): ``a if c else b``,
+``max``/``min`` of two, ``a and b`` / ``a or b`` as values, their operands locals, constants (a
+Python ``3`` beside floats), float32/int32 elements, ``np.float32(0.5)``; returned choices.
+``SIZES=24,0,1``: the arrays' lengths (a call Python's own IndexError stops is left out)."""
 import collections
 import importlib.util
 import os
@@ -23,6 +27,8 @@ FL, IN, BO, F32, I32 = ["w", "s"], ["v"], ["u"], ["g"], ["q"]
 
 
 SMALL = os.environ.get("SMALL") == "1"
+CHOICE = float(os.environ.get("CHOICE", "0.3"))
+SIZES = [int(x) for x in os.environ.get("SIZES", "24").split(",")]
 
 
 class G:
@@ -59,6 +65,35 @@ class G:
         return r.choice(opts)
 
     def kexpr(self, n, avail, idx):
+        if self.r.random() < CHOICE:
+            return self.choice(n, avail, idx)
+        return self.plain(n, avail, idx)
+
+    def operand(self, n, avail, idx):
+        """One side of a choice: the kind's own expression, or a neighbour kind's (an int constant
+        beside floats, a float32 element beside float64, a local of another kind)."""
+        r = self.r
+        if r.random() < 0.6:
+            return self.plain(n, avail, idx)
+        opts = ["3", "0", "1.5", f"a[{idx}]", f"b[{idx}]", f"c[{idx}]", "np.float32(0.5)"]
+        opts += [x for x in avail if x != "u" or n in BO]
+        return r.choice(opts)
+
+    def choice(self, n, avail, idx):
+        """A conditional expression, max/min of two, or a value-returning and/or (cf50)."""
+        r = self.r
+        x, y = self.operand(n, avail, idx), self.operand(n, avail, idx)
+        k = r.random()
+        if k < 0.4:
+            self.tags.add("choice_ifexp")
+            return f"({x} if {self.cond(avail, idx)} else {y})"
+        if k < 0.8:
+            self.tags.add("choice_maxmin")
+            return f"{r.choice(['max', 'min'])}({x}, {y})"
+        self.tags.add("choice_andor")
+        return f"({x} {r.choice(['and', 'or'])} {y})"
+
+    def plain(self, n, avail, idx):
         if n in FL:
             return self.fexpr(avail, idx)
         if n in IN:
@@ -139,6 +174,9 @@ class G:
             elif k < 0.78 and self.mode == "ret" and not self.affine:
                 n = r.choice([x for x in av if x in self.rkind] or [self.rlit])
                 self.tags.add("early_return")
+                if r.random() < CHOICE:
+                    self.tags.add("choice_return")
+                    n = f"{self.operand(self.rkind[0], av, idx)} if {self.cond(av, idx)} else {n}"
                 lines += [f"{ind}if {self.cond(av, idx)}:", f"{ind}    return {n}"]
             elif k < 0.84:
                 self.tags.add("argmax")
@@ -252,7 +290,7 @@ def program(r):
         if r.random() < float(os.environ.get("PRE", "0.5")):
             pre.append(f"    {n} = {init}")
             assigned.add(n)
-    head = "def f(a, b, c, out):\n    n = a.shape[0]\n" + "\n".join(pre) + ("\n" if pre else "") + "    for i in range(n):\n"
+    head = "import numpy as np\n\n\ndef f(a, b, c, out):\n    n = a.shape[0]\n" + "\n".join(pre) + ("\n" if pre else "") + "    for i in range(n):\n"
     body = g.block(1, "        ", assigned, "i", True)
     if mode == "out":
         tail = [f"        out[i] += {x}" for x in sorted(assigned) if r.random() < 0.7]
@@ -260,15 +298,26 @@ def program(r):
     else:
         tail = []
         cands = sorted(x for x in assigned | g.maybe if x in g.rkind)
-        end = f"    return {r.choice(cands) if cands else g.rlit}\n"
+        ret = r.choice(cands) if cands else g.rlit
+        if r.random() < CHOICE:
+            g.tags.add("choice_return")
+            other = r.choice([ret, g.rlit, "a[0]", "b[0]", "1", "c[0]"])
+            k = r.random()
+            if k < 0.5:
+                ret = f"{ret} if {ret} > 1 else {other}" if ret != "u" else f"{ret} if {ret} else {other}"
+            elif k < 0.8:
+                ret = f"{r.choice(['max', 'min'])}({ret}, {other})"
+            else:
+                ret = f"{ret} {r.choice(['and', 'or'])} {other}"
+        end = f"    return {ret}\n"
     return mode, g.tags, head + "\n".join(body + tail) + "\n" + end
 
 
-def inputs(k, variant):
+def inputs(k, variant, size=24):
     rng = np.random.default_rng(k * 7 + variant)
-    a = rng.standard_normal(24)
-    b = rng.standard_normal(24).astype(np.float32)
-    c = rng.integers(0, 5, 24).astype(np.int32)
+    a = rng.standard_normal(size)
+    b = rng.standard_normal(size).astype(np.float32)
+    c = rng.integers(0, 5, size).astype(np.int32)
     if variant == 1:
         a = -np.abs(a)
     return a, b, c
@@ -296,17 +345,23 @@ def main(seed, count, targets):
         spec = importlib.util.spec_from_file_location(f"p{seed}_{k}", path)
         m = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(m)
-        refs = []
+        refs = {}
+        runs = [(variant, size) for size in SIZES for variant in range(3)]
         try:
-            for variant in range(3):
-                a, b, c = inputs(k, variant)
-                out = np.zeros(24)
-                ret = m.f(a, b, c, out)
-                refs.append((ret, out))
+            for variant, size in runs:
+                a, b, c = inputs(k, variant, size)
+                out = np.zeros(size)
+                try:
+                    refs[variant, size] = (m.f(a, b, c, out), out)
+                except IndexError:  # b[1] at n = 1: that call is left out
+                    pass
         except (UnboundLocalError, NameError):
             stats["skipped"] += 1
             continue
-        if any(np.abs(o).max() > 1e15 or (isinstance(x, (int, np.integer)) and abs(int(x)) > 2**31) for x, o in refs):
+        if not refs:
+            stats["skipped"] += 1
+            continue
+        if any(np.abs(o).max(initial=0.0) > 1e15 or (isinstance(x, (int, np.integer)) and abs(int(x)) > 2**31) for x, o in refs.values()):
             stats["overflow"] += 1
             continue
         for t in tags:
@@ -314,19 +369,18 @@ def main(seed, count, targets):
         for t in targets:
             try:
                 kern = polyfuse.kernel(target=t)(m.f)
-                for variant in range(3):
-                    a, b, c = inputs(k, variant)
-                    out = np.zeros(24)
+                for (variant, size), (rret, rout) in refs.items():
+                    a, b, c = inputs(k, variant, size)
+                    out = np.zeros(size)
                     ret = kern(a, b, c, out)
-                    rret, rout = refs[variant]
                     if not np.array_equal(out, rout, equal_nan=True):
                         stats["bad_" + t] += 1
-                        print("MISMATCH out", t, path, variant, np.nonzero(out != rout)[0][:5], flush=True)
+                        print("MISMATCH out", t, path, variant, size, np.nonzero(out != rout)[0][:5], flush=True)
                         break
                     if not same(ret, rret):
                         kind = "type" if ret == rret else "value"
                         stats[f"bad{kind}_" + t] += 1
-                        print(f"MISMATCH ret-{kind}", t, path, variant, repr(ret), repr(rret), flush=True)
+                        print(f"MISMATCH ret-{kind}", t, path, variant, size, repr(ret), repr(rret), flush=True)
                         break
                 else:
                     stats["ok_" + t] += 1
