@@ -199,6 +199,10 @@ class Lifter:
         # flagged locals whose flag another flag's value reads (``inherited_kind``): set in
         # place, so that a read inside a loop sees the iteration's kind (``in_place_flags``)
         self.flag_reads: set[str] = set()
+        # flagged local -> the values its flag is given (0 NumPy's, 1 to 4 a Python int, float,
+        # bool, complex; ``flag_values``): ``s = 0`` then ``s += x[i] if x[i] > c else 0.25`` is a
+        # Python int or float as the choices went (``kind_through_flags`` follows both)
+        self.flag_kinds: dict[str, set[int]] = {}
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -527,12 +531,15 @@ class Lifter:
         Python number where each of them holds one, NumPy's where one of them holds NumPy's), the
         kind (1 to 4) of the Python number it gives where they hold Python numbers, and those
         locals; None for other assignments (their kind does not depend on the locals')."""
-        if not (isinstance(target, ast.Name) and target.id in self.flagged) or value.weak \
+        if not (isinstance(target, ast.Name) and target.id in self.flagged) \
                 or not isinstance(node, (ast.Assign, ast.AugAssign)) or choice_of(node) is not None:
             return None
         expr: ast.expr = node.value if isinstance(node, ast.Assign) else \
             ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op, node.value), node)
-        return self.kind_through_flags(expr, scope, target.id)
+        kind = self.kind_through_flags(expr, scope, target.id)
+        if value.weak and not isinstance(kind, (KindChoice, KindSplit)):
+            return None  # a Python number of the value's kind on every path
+        return kind
 
     def kind_through_flags(self, expr: ast.expr, scope: Scope, own: str | None = None) -> Inherited | None:
         """``inherited_kind`` of the value ``expr`` (``own``: the local it is assigned to), or of
@@ -542,21 +549,27 @@ class Lifter:
         kind = self._kind_through(expr, scope, own, 4)
         return None if kind is None or kind == (0, ()) else kind
 
-    def _kind_through(self, expr: ast.expr, scope: Scope, own: str | None, choices: int) -> Inherited | None:
+    def _kind_through(self, expr: ast.expr, scope: Scope, own: str | None, choices: int,
+                      fixed: dict[str, int] | None = None) -> Inherited | None:
+        fixed = fixed or {}
         pushed = pushed_choice(expr) if choices else None
         if pushed is not None:
             test, then, otherwise = pushed
-            kinds = [self._kind_through(branch, scope, own, choices - 1) for branch in (then, otherwise)]
+            kinds = [self._kind_through(branch, scope, own, choices - 1, fixed) for branch in (then, otherwise)]
             if kinds[0] is None or kinds[1] is None:
                 return None
             return kinds[0] if kinds[0] == kinds[1] else KindChoice(test, kinds[0], kinds[1])
         names = sorted({n.id for n in walk(expr) if isinstance(n, ast.Name) and n.id in self.flagged})
+        for name in names:
+            python = self._flag_python_kinds(name, name == own) if name not in fixed else []
+            if len(python) > 1:  # the Python kind its flag says: each kind's value, chosen by the flag
+                return self._kind_by_flag(expr, scope, own, choices, fixed, name, python)
         weak: dict[str, int | float | bool | complex] = {}
         for name in names:
             t = self.scalar_type(name)
             if t is None or np.dtype(t.dtype).kind not in "ifbc":
                 return None
-            kind = self._python_kind(name) if name != own else None  # (t = 3 of a float t: 0)
+            kind = fixed.get(name) or (self._python_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
             weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}["ifbc"[kind - 1] if kind else np.dtype(t.dtype).kind]
 
         class _Weak(ast.NodeTransformer):
@@ -575,6 +588,46 @@ class Lifter:
             return (0, ())  # (NumPy's on every path, or not followed further)
         return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
 
+    def _kind_by_flag(self, expr: ast.expr, scope: Scope, own: str | None, choices: int, fixed: dict[str, int],
+                      name: str, python: list[int]) -> Inherited | None:
+        """``_kind_through`` of ``expr`` that reads a flagged ``name`` given Python numbers of
+        several ``python`` kinds (``s = 0`` then ``s += x[i] if x[i] > c else 0.25``: the Python
+        float where the last choice gave it, else the int): the kind with ``name`` of each kind, as
+        ``name``'s flag says (it took the int's before: ``return s + 1`` gave 1 for Python's 1.25)."""
+        result = None
+        for kind in python:
+            branch = self._kind_through(expr, scope, own, choices, {**fixed, name: kind})
+            if branch is None:
+                return None
+            if result is None or result == branch:
+                result = branch
+                continue
+            flag = ast.copy_location(ast.Name(STRONG + name, ast.Load()), expr)
+            test = ast.copy_location(ast.Compare(flag, [ast.Eq()], [ast.copy_location(ast.Constant(kind), expr)]), expr)
+            result = KindChoice(test, branch, result)
+        return result
+
+    def _flag_python_kinds(self, name: str, own: bool) -> list[int]:
+        """The Python kinds (1 to 4) ``name``'s flag may hold, its ``_python_kind`` among them;
+        for the local assigned (``own``), with those given so far this pass and its type's
+        kind, which the assignment may give (``s += 0.25 if c else 1`` of ``s = 0``)."""
+        one = self._python_kind(name)
+        kinds = self.flag_kinds.get(name, set()) | ({one} if one else set())
+        t = self.scalar_type(name)
+        if own and t is not None and np.dtype(t.dtype).kind in "ifbc":
+            kinds = kinds | self.strengths.get(name, set()) | {1 + "ifbc".index(np.dtype(t.dtype).kind)}
+        return sorted(kinds - {0})
+
+    def flag_values(self, value: ir.Expr) -> set[int]:
+        """The values a flag's expression may give: its constants, another flag's values."""
+        if isinstance(value, ir.Const):
+            return {int(value.value)}
+        if isinstance(value, ir.Select):
+            return self.flag_values(value.then) | self.flag_values(value.otherwise)
+        if isinstance(value, ir.Load) and value.array.startswith(STRONG) and value.array[len(STRONG):] in self.flag_kinds:
+            return set(self.flag_kinds[value.array[len(STRONG):]])
+        return {0, 1, 2, 3, 4}
+
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
         """The locals the final return gives back by name that were assigned both Python numbers
         and NumPy scalars (``m = 0`` then ``if n: m = x.mean()``; ``s = 0.0`` then ``s += x[i]``
@@ -585,7 +638,7 @@ class Lifter:
         ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
         so that ``s`` keeps Python's kind while every ``t`` was a Python float (``inherited_kind``)."""
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
-        mixed |= {n for n in self.returned_reads(source) if self._mixed(n) and self._python_kind(n) is not None}
+        mixed |= {n for n in self.returned_reads(source) if self._mixed(n) and self.strengths[n] - {0}}
         weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
         grown = True
         while grown:  # u = t * 2.0 of such a t: a Python float where t is one
@@ -737,6 +790,8 @@ class Lifter:
         if name in self.loop_names:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
+        if name.startswith(STRONG):
+            self.flag_kinds.setdefault(name[len(STRONG):], set()).update(self.flag_values(value))
         self.strengths.setdefault(name, set()).add(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)))
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else merged(previous, vtype)

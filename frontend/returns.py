@@ -291,11 +291,13 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
                                 scope, nodes)
             return dataclasses.replace(returned, strong_flag=flag.name)
     returned = _lift_scalar(lifter, node, value, scope, nodes)
-    if isinstance(value, ast.Name) or returned.strong_types or returned.pytype in _PYTHON_KINDS:
+    if isinstance(value, ast.Name) or returned.strong_types:
         return returned
     inherited = lifter.kind_through_flags(value, scope)  # return m * 0.1: Python's float where m is one
-    if inherited is None or returned.strong_flag and not inherited_names(inherited):
-        return returned  # (a split's own flag: _lift_split, whose leaves' kinds know no flagged local)
+    if inherited is None or returned.strong_flag and not inherited_names(inherited) \
+            or returned.pytype in _PYTHON_KINDS and not isinstance(inherited, (KindChoice, KindSplit)):
+        return returned  # (a split's own flag: _lift_split, whose leaves' kinds know no flagged local;
+        # a Python number of one kind: return s + 1 of s = 0 then s += 0.25 if c else 1 is either)
     expressions = lifter.expressions(scope)
     kind = _store_result(lifter, node, value, inherited_flag(expressions, inherited, value), scope, nodes, expressions)
     return dataclasses.replace(returned, strong_flag=kind)
