@@ -530,9 +530,12 @@ class Lifter:
         locals it reads (``s = s + 0.3``, ``s *= 2``, ``s += t * 0.1`` of a flagged ``t``: a
         Python number where each of them holds one, NumPy's where one of them holds NumPy's), the
         kind (1 to 4) of the Python number it gives where they hold Python numbers, and those
-        locals; None for other assignments (their kind does not depend on the locals')."""
+        locals; None for other assignments (their kind does not depend on the locals').  A Python
+        number's (``value.weak``) counts where its kind varies with the path (a ``KindChoice``):
+        ``s += 0.25 if c else 1`` and ``s = s * 2 if c else s + 0.5`` of ``s = 0`` are a Python
+        int or float as ``s``'s flag and the choice say (Python's int 2 came back as 2.0)."""
         if not (isinstance(target, ast.Name) and target.id in self.flagged) \
-                or not isinstance(node, (ast.Assign, ast.AugAssign)) or choice_of(node) is not None:
+                or not isinstance(node, (ast.Assign, ast.AugAssign)) or choice_of(node) is not None and not value.weak:
             return None
         expr: ast.expr = node.value if isinstance(node, ast.Assign) else \
             ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op, node.value), node)

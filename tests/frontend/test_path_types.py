@@ -282,15 +282,23 @@ def quarter_or_one_plus_one(n, b):
     return s + 1
 
 
-@pytest.mark.parametrize("func", [quarter_or_rest_plus_one, quarter_or_one_plus_one])
+def doubled_or_half_more_plus_one(n, b):
+    s = 0
+    for j in range(1, n):
+        s = s * 2 if (2 - b[j]) > 0.25 else s + 0.5
+    return s + 1
+
+
+@pytest.mark.parametrize("func", [quarter_or_rest_plus_one, quarter_or_one_plus_one, doubled_or_half_more_plus_one])
 def test_a_returned_expression_of_a_local_given_a_python_float_by_a_choice(func):
     """cp50's fuzzer (tests/long/mix_fuzz.py, loops seed 9, program 32): a Python ``s = 0`` given
     ``0.25`` by the else branch of a choice in ``s += ...`` is a Python float; ``return s + 1``
     came back ``1`` for Python's ``1.25``: it took the one Python kind recorded for ``s`` (the
     int of ``s = 0``), not the float its flag held (``Lifter.flag_kinds``: each kind's value, as
     the flag says).  ``s += 0.25 if c else 1`` is a Python int where every choice gave ``1``
-    (``2.0`` came back for Python's ``2``): its flag follows ``s``'s own kind through the choice."""
+    (``2.0`` came back for Python's ``2``): its flag follows ``s``'s own kind through the choice,
+    as in ``s = s * 2 if c else s + 0.5`` (``Lifter.inherited_kind``)."""
     k = polyfuse.kernel(func, target="python")
-    for n, b in ((2, np.full(3, 1.9)), (2, np.array([0, 3.0])), (1, np.zeros(1))):
+    for n, b in ((2, np.full(3, 1.9)), (2, np.array([0, 3.0])), (2, np.zeros(2)), (1, np.zeros(1))):
         expected, got = func(n, b), k(n, b.copy())
         assert type(got) is type(expected) and got == expected
