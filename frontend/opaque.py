@@ -33,7 +33,6 @@ from .returns import (
     STRONG,
     choice_kinds,
     choice_of,
-    flag_operands,
     inherited_flag,
     inherited_names,
     kind_choice,
@@ -334,8 +333,6 @@ class _RegionBuilder:
         kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
-            choice = choice_of(node)
-            self.lifter.flag_reads.update(flag_operands(choice, target, self.lifter.flagged) if choice else ())
             return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
         inherited = self.lifter.inherited_kind(node, target, value, self.scope)
         if inherited is not None:  # r = s of a flagged s: s's kind (it gave NumPy's always, cp48)

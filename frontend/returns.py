@@ -95,9 +95,7 @@ def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, f
     choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
     x[i]``), that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
     ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it), or of a flagged
-    ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``) or
-    between other flagged locals (``w = s if c else s`` of a Python ``s``: a NumPy float before,
-    cf50: ``flag_operands``)."""
+    ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``)."""
     choice = choice_of(node)
     if choice is None:
         return False
@@ -105,7 +103,6 @@ def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, f
         return True
     return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id
                                          for leaf in _choice_leaves(choice))
-                                     or bool(flag_operands(choice, target, flagged))
                                      or len(choice_kinds(expressions, target, choice, flagged)) > 1)
 
 
