@@ -114,6 +114,29 @@ def test_extreme_of_bools_is_a_bool():
     same(polyfuse.kernel(bool_extremes, target="python")(x), bool_extremes(x))
 
 
+def choice_of_a_python_local(x, k):
+    w = 0.0
+    s = 1.0
+    for i in range(x.shape[0]):
+        if k[i] == 0:
+            if x[i] > 0.0:
+                w = s if x[i] > 2 else s
+            s = w
+        else:
+            w = x[i] * 2.0
+    return w
+
+
+@pytest.mark.xfail(strict=True, reason="w = s if c else s of a Python float s: the choice's kind flag is NumPy's, so "
+                   "np.float64(1.0) comes back for Python's 1.0 (type only; cf50's fix, 80f66a9, made np.nanmax of "
+                   "all-NaN input return a Python float and was reverted)")
+def test_choice_between_flagged_locals_has_their_kind():
+    """``w = s if c else s`` of a Python float ``s`` gives the Python float (cf50's choice fuzz)."""
+    kernel = polyfuse.kernel(choice_of_a_python_local, target="python")
+    for x, k in ((np.array([0.7, 1.0]), np.array([0, 0])), (np.array([-0.5, 0.7]), np.array([1, 0]))):
+        same(kernel(x, k), choice_of_a_python_local(x, k))
+
+
 def test_expected_python_types():
     assert type(total(np.arange(3.0))) is np.float64
     assert type(weak_float(3)) is float and type(count(3)) is int
