@@ -762,9 +762,12 @@ def team_affinity() -> bool:
     the caller take turns; the balancer moved it away only after ~20 calls (covariance with the
     rows forced, boosted, load 8: 6.5-8 ms a call with both on one CPU, 3.4-3.9 once apart), so
     the BLAS call mode's trials saw the rows at about one thread's time and chose the library's
-    threads.  Default on; 0: the scheduler places the helpers (as before session 37).  Read
-    once, when the team is made."""
-    return env_flag("POLYFUSE_TEAM_AFFINITY", True)
+    threads.  Default off (the lead, session 37): on a quiet machine the placement did not
+    measure better (bench subsets gemm/symm/cholesky/floyd-warshall 10-15% slower in one
+    alternating pair, even in the next), and the full quiet bench with it on ran gemm at one
+    thread's time (27.5 ms, 1T 28.9: a helper pinned where the caller then moved).  1: keep
+    the helpers off the caller's CPU.  Read once, when the team is made."""
+    return env_flag("POLYFUSE_TEAM_AFFINITY", False)
 
 
 def blas_fair_trials() -> bool:
