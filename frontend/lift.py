@@ -97,6 +97,7 @@ from .returns import (
     inherited_names,
     kind_choice,
     kind_varies,
+    leaf_types,
     lift_return,
     monotone_op,
     pushed_choice,
@@ -586,7 +587,8 @@ class Lifter:
         except UnsupportedError:
             return None
         if exprs.split_of(converted) is not None:  # s += t * 0.1 of a t of several types: its version's
-            return KindSplit(alternative, tuple(names)) if _weak_leaf(exprs, converted) else (0, ())
+            weak_leaf = any(t.weak for t in leaf_types(exprs, converted))  # some branch a Python number
+            return KindSplit(alternative, tuple(names)) if weak_leaf else (0, ())
         if not converted.weak or not choices and pushed_choice(expr) is not None:
             return (0, ())  # (NumPy's on every path, or not followed further)
         return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
@@ -832,14 +834,6 @@ class Lifter:
         value = final.value if isinstance(final, ast.Return) else None
         return frozenset(n for e in (value.elts if isinstance(value, ast.Tuple) else [value])
                          if e is not None and not isinstance(e, ast.Name) for n in read_names(e))
-
-
-def _weak_leaf(expressions: ExpressionLifter, value: ir.Expr) -> bool:
-    """Whether some branch of ``value`` (a choice between types: ``split_of``) is a Python number."""
-    split = expressions.split_of(value)
-    if split is None:
-        return value.weak
-    return _weak_leaf(expressions, split[1]) or _weak_leaf(expressions, split[2])
 
 
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:

@@ -338,7 +338,7 @@ def _lift_split(lifter, node: ast.Return, value: ast.expr, converted: ir.Expr, s
     and a flag saying which type this run's value has (``Returned.strong_flag``).  An integer
     branch stored as a float is exact up to 2**53 (beyond, where the branch runs, it raises
     UnsupportedError rather than round)."""
-    leaves = _leaf_types(expressions, converted)
+    leaves = leaf_types(expressions, converted)
     storage = np.result_type(*(np.dtype(t.dtype) for t in leaves)).name  # a Python int: int64
     strong = tuple(sorted({t.dtype for t in leaves if not t.weak and t.dtype != storage}))
 
@@ -367,11 +367,12 @@ def _python_first(lifter, value: ast.expr, scope, expressions, flag: ir.Expr) ->
     return ir.Select(ir.Compare("!=", python, ir.Const(0, "int8", False)), python, flag, "int8", False)
 
 
-def _leaf_types(expressions, expr: ir.Expr) -> list[VType]:
+def leaf_types(expressions, expr: ir.Expr) -> list[VType]:
+    """The types of the branches of ``expr`` (a choice between types: ``split_of``), each leaf's."""
     split = expressions.split_of(expr)
     if split is None:
         return [VType(expr.dtype, expr.weak)]
-    return _leaf_types(expressions, split[1]) + _leaf_types(expressions, split[2])
+    return leaf_types(expressions, split[1]) + leaf_types(expressions, split[2])
 
 
 def _stored(expressions, value: ast.expr, expr: ir.Expr, storage: str, kind) -> tuple[ir.Expr, ir.Expr]:

@@ -276,10 +276,15 @@ def register_source(filename: str, text: str | list[str]) -> None:
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
 
 
-def file_lines(filename: str, module_globals: dict | None = None) -> list[str]:
-    """``linecache.getlines``, with a registered source put back where something emptied it."""
+def _restore_registered(filename: str) -> None:
+    """Put a registered source back into ``linecache`` where something emptied it."""
     if filename in _REGISTERED and filename not in linecache.cache:
         register_source(filename, _REGISTERED[filename])
+
+
+def file_lines(filename: str, module_globals: dict | None = None) -> list[str]:
+    """``linecache.getlines``, with a registered source put back where something emptied it."""
+    _restore_registered(filename)
     return linecache.getlines(filename, module_globals)
 
 
@@ -328,7 +333,7 @@ def _source(fn) -> tuple[list[str], int, str, ast.Module]:
     decides."""
     code = getattr(fn, "__code__", None)
     if isinstance(code, types.CodeType):
-        file_lines(code.co_filename)  # inspect finds a fake filename only in linecache
+        _restore_registered(code.co_filename)  # inspect finds a fake filename only in linecache
     fast = _lines_from_code(fn)
     if fast is not None and (parsed := _parsed(fast[0])) is not None:
         return (*fast, *parsed)
