@@ -21,7 +21,8 @@ the rows or one BLAS thread within 0.1 s of one on the library's threads ``besid
 ``wake`` times slower (its pool wakes).  With ``entry=1`` the calls that ``library_calls`` leaves
 to the native entry run on the library's threads unmeasured, as they do in the runtime.  Keys:
 seeds (how many seeded replays; each is printed when 1), robust (``POLYFUSE_BLAS_ROBUST_CHOICE``,
-1 or 0; ``both``: each, side by side), lnoise (the library's own noise).  Prints per setting the calls per mode after the first
+1 or 0; ``both``: each, side by side), prior, quiet (``POLYFUSE_BLAS_QUIET_CHECKS``, default 0; ``both``),
+lnoise (the library's own noise).  Prints per setting the calls per mode after the first
 ``settle`` calls (default 20), how often the choice changed there, and the time of those calls
 over each mode forced on the same seeds (the fastest of them).
 """
@@ -36,6 +37,7 @@ from polyfuse.backends.cpu.parallel import BlasTimes
 from polyfuse.bench.measure import WARM_CALLS
 
 ROBUST = getattr(BlasTimes, "robust", None)  # (absent before session 29)
+QUIET = getattr(BlasTimes, "quiet_checks", None)  # (absent before session 38)
 
 
 def replay(sites: int, seconds: dict[str, float], calls: int, noise: float, seed: int = 1) -> list[str]:
@@ -57,7 +59,7 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
                  entry: bool = True, spin: float = 0.1,
                  robust: bool | None = None, lnoise: float | None = None, forced: str = "measure",
                  prior: bool | None = None, burst: float = 1.0, burst_at: int = 3, burst_calls: int = 6,
-                 bench: bool = False) -> tuple[list[str], list[float], list[str]]:
+                 bench: bool = False, quiet: bool | None = None) -> tuple[list[str], list[float], list[str]]:
     """One seeded replay: the mode of each call (``L``: the library's threads on the native entry,
     unmeasured), each call's seconds and the chosen mode after each call.  ``burst``: calls
     ``burst_at`` to ``burst_at + burst_calls`` (0 the first call's) meet another job on one core,
@@ -83,7 +85,8 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
     first = [took("serial", False, False) * 1.3]  # (the first call: cold)
     times = BlasTimes(True, {"serial": first}, forced, spin=spin, recheck_trials=True,
                       **({"robust": robust} if robust is not None else {}),
-                      **({"prior": prior} if prior is not None else {}))
+                      **({"prior": prior} if prior is not None else {}),
+                      **({"quiet_checks": quiet} if quiet is not None else {}))
     now, library_end, previous = 10.0, -1.0, "serial"
     modes, costs, chosen = [], [], []
     entry_left = 0
@@ -111,7 +114,7 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
             costs.append(t)
             chosen.append(times.best())
             continue
-        mode = times.choose()
+        mode = times.choose(now) if QUIET is not None else times.choose()
         t = took(mode, now - library_end < spin, previous != "library")
         times.record(mode, t, now)
         now += t
@@ -138,9 +141,11 @@ def _clock_main(argv: list[str]) -> None:
     bench = keys.get("bench", "0") != "0"
     skip = int(keys.pop("settle", "0" if bench else "20"))
     settings = [{}]
-    for knob in ("robust", "prior"):
-        value = keys.pop(knob, "both" if knob == "robust" else "1")
+    for knob in ("robust", "prior", "quiet"):
+        value = keys.pop(knob, {"robust": "both", "prior": "1", "quiet": "0"}[knob])
         if knob == "prior" and not hasattr(BlasTimes, "prior"):
+            continue
+        if knob == "quiet" and QUIET is None:
             continue
         if knob == "robust" and ROBUST is None:
             continue
@@ -154,7 +159,8 @@ def _clock_main(argv: list[str]) -> None:
     for setting in settings:
         name = " ".join(f"{k}={int(v)}" for k, v in setting.items())
         per_mode = {"library": 0, "rows": 0, "serial": 0}
-        flips, total, oracle, slow, mins = 0, 0.0, 0.0, 0, []
+        flips, total, oracle, slow, mins, series_mins = 0, 0.0, 0.0, 0, [], []
+        length = int(kw.get("series", 3))
         for seed in range(seeds):
             modes, costs, chosen = clock_replay(seconds, calls, noise, seed, **kw, **setting)
             if seeds == 1:
@@ -166,13 +172,18 @@ def _clock_main(argv: list[str]) -> None:
             oracle += min(sum(clock_replay(seconds, calls, noise, seed, **kw, forced=mode)[1][skip:])
                           for mode in seconds)
             mins.append(min(costs[skip:]) / min(seconds.values()))
+            if not bench:  # each series' fastest call (the bench's minimum of a series), from ``settle`` on
+                series_mins += [min(costs[k:k + length]) / min(seconds.values())
+                                for k in range(skip - skip % length + length, len(costs) - length + 1, length)]
             slow += mins[-1] > 1.2
         n = seeds * (calls - skip)
         bench_text = (f"; the bench's min over the fastest mode's time: mean {sum(mins) / seeds:.3f}x, "
                       f"over 1.2x in {slow} of {seeds}" if bench else "")
         print(f"  {name}: calls {skip + 1}-{calls} per mode " + ", ".join(
             f"{m} {c / n:.1%}" for m, c in per_mode.items()) + f"; choice changed {flips / seeds:.1f} times "
-            f"per replay; time {total / oracle:.3f}x the fastest mode's forced (the same seeds)" + bench_text)
+            f"per replay; time {total / oracle:.3f}x the fastest mode's forced (the same seeds)" + bench_text
+            + (f"; series minima over the fastest mode's time: mean {sum(series_mins) / len(series_mins):.3f}x, "
+               f"over 1.2x in {sum(m > 1.2 for m in series_mins)} of {len(series_mins)}" if series_mins else ""))
 
 
 def main(argv: list[str]) -> None:

@@ -795,6 +795,19 @@ def blas_warm_trials() -> bool:
     return env_flag("POLYFUSE_BLAS_WARM_TRIALS", True)
 
 
+def blas_quiet_checks() -> bool:
+    """``POLYFUSE_BLAS_QUIET_CHECKS``: while the library's threads are the chosen BLAS mode, a
+    check of polyfuse's rows or of one BLAS thread that falls due waits (at most
+    ``parallel.QUIET_CHECK_WAIT`` calls) for a call that starts once OpenBLAS's workers went
+    quiet (0.1 s after the library's latest run: a pause between calls), and runs then; after that
+    many calls it runs as before.  Why: the workers spin in user space without yielding for
+    ~0.1 s after a call on the library's threads, and a check run beside them (its runs not
+    counted until they stop, backends/cpu/parallel.py ``BlasTimes.spin``) ran ~0.1 s of calls at
+    about one thread's time, a bench series whole (docs/performance.md, *Session 38 (bl52)*).
+    Default off; 1 turns it on.  Read when a product or a call is first measured."""
+    return env_flag("POLYFUSE_BLAS_QUIET_CHECKS", False)
+
+
 def blas_quick_checks() -> bool:
     """``POLYFUSE_BLAS_QUICK_CHECKS``: with fair trials, the BLAS modes' checks cost fewer calls
     (backends/cpu/parallel.py ``BlasTimes.quick``): a check of one BLAS thread or the rows waits

@@ -43,6 +43,7 @@ from polyfuse.options import (
     blas_pair_balance,
     blas_prior,
     blas_quick_checks,
+    blas_quiet_checks,
     blas_ready_rows,
     blas_robust_choice,
     blas_spin_seconds,
@@ -244,7 +245,8 @@ def _blas_times(worth_threads: bool, serial: list[float], forced: str,
         spin = _library_spin()
         return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=spin,
                          recheck_trials=True, quick=blas_quick_checks(), robust=blas_robust_choice(),
-                         prior=prior_holds(serial[0], workers, spin), warm_first=blas_warm_trials())
+                         prior=prior_holds(serial[0], workers, spin), warm_first=blas_warm_trials(),
+                         quiet_checks=blas_quiet_checks())
     return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False,
                      robust=False)
 
@@ -270,7 +272,7 @@ def _site_mode(kernel, times: BlasTimes) -> str:
     mode = kernel.call_blas_mode
     if mode is not None and mode in times.modes and times.worth_threads and times.forced == "measure":
         return mode
-    return times.choose()
+    return times.choose(time.perf_counter())
 
 
 def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
@@ -301,7 +303,7 @@ def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
             _forget(kernel, kernel.phase_times)
         kernel.phase_times[key] = _first_blas_times(seconds >= MIN_PARALLEL_SECONDS, [seconds], workers)
         return
-    mode = times.choose()
+    mode = times.choose(time.perf_counter())
     if mode == "rows" and not times.runs.get("rows") and blas_ready_rows():
         _ready_rows(kernel, workers)  # (its first run is timed)
     kernel.call_blas_mode = mode
@@ -957,6 +959,11 @@ MAX_BLAS_RECHECK = 1024
 #: a woken pool took 5-45 ms for gesummv's 0.7 ms ``?gemv`` under load), the next ones show what
 #: the mode gives calls that follow each other; the best of them counts.
 BLAS_CHECK_RUNS = 2
+#: With ``quiet_checks`` (``POLYFUSE_BLAS_QUIET_CHECKS``), a check of the rows or one BLAS thread
+#: due while the library's threads lead waits for a call that starts after OpenBLAS's workers
+#: went quiet (``spin`` after the library's latest run: a pause in the caller's calls), at most
+#: this many calls; then it runs beside them as before, until its runs count.
+QUIET_CHECK_WAIT = 32
 #: What leaving the chosen mode for a check and coming back costs, in runs of the chosen mode:
 #: OpenBLAS's workers spin about 0.1 s after a call on its threads (beside polyfuse's team, whose
 #: rows then run on a shared core) and sleep once polyfuse held the library on one thread (the next
@@ -1205,14 +1212,19 @@ class BlasTimes:
     # it pays once for what their later runs find ready
     warm_first: bool = False
     warmed: set[str] = field(default_factory=set)  # the modes whose first run went uncounted
+    # ``POLYFUSE_BLAS_QUIET_CHECKS`` (session 38): a check due while the library's threads lead
+    # waits (``QUIET_CHECK_WAIT`` calls at most) for a call that starts with their workers quiet
+    quiet_checks: bool = False
+    spin_waits: int = 0  # calls a due check waited so (quiet_checks), since the latest check began
 
-    def choose(self) -> str:
-        """The mode of the next run (counted in ``tally``)."""
-        mode = self._choose()
+    def choose(self, now: float | None = None) -> str:
+        """The mode of the next run (counted in ``tally``), which starts at ``now`` (perf_counter;
+        None: when the latest run ended, ``last_end``)."""
+        mode = self._choose(self.last_end if now is None else now)
         self.tally[mode] = self.tally.get(mode, 0) + 1
         return mode
 
-    def _choose(self) -> str:
+    def _choose(self, now: float) -> str:
         if self.forced != "measure":
             return self.forced
         if not self.worth_threads:
@@ -1232,18 +1244,23 @@ class BlasTimes:
             self._start_duel()
             return self._duel_mode()
         best = self.best()
+        waited = False
         for mode in self.modes:
             if mode == best or self.calls < self.next_check.get(mode, 0):
                 continue
             if self.quick and self._beside_spin(mode):
+                continue
+            if self._wait_quiet(mode, now):
+                waited = True
                 continue
             if (self.quick and best == "library" and mode != "library" and self.spin > 0
                     and self.priced_against.get(mode) != "library"):
                 # due, but priced while another mode led: a check now waits out the spin
                 self._price_check(mode)
                 continue
-            self.checking, self.left = mode, BLAS_CHECK_RUNS
+            self.checking, self.left, self.spin_waits = mode, BLAS_CHECK_RUNS, 0
             return mode
+        self.spin_waits += waited
         return best
 
     def _beside_spin(self, mode: str) -> bool:
@@ -1258,6 +1275,17 @@ class BlasTimes:
             return False
         best = self.best()
         return best != "library" and best != mode
+
+    def _wait_quiet(self, mode: str, now: float) -> bool:
+        """Whether a check of ``mode`` due while the library's threads lead waits (``quiet_checks``):
+        a run starting at ``now`` would meet their workers still spinning, and the check has not
+        waited ``QUIET_CHECK_WAIT`` calls yet.  The workers spin in user space without yielding
+        (no system time, ~0.1 s), and a check begun beside them ran one call after another at about
+        one thread's time until its runs counted, ~0.1 s of them (a bench series whole); begun
+        after a pause in the calls it costs its own runs only (docs/performance.md, session 38,
+        bl52).  A check once begun goes on as before (``_beside_spin``)."""
+        return (self.quiet_checks and mode != "library" and self.spin > 0 and self.best() == "library"
+                and now - self.library_end < self.spin and self.spin_waits < QUIET_CHECK_WAIT)
 
     def library_calls(self) -> int:
         """Calls that may run on the library's threads, unmeasured, before ``choose`` wants

@@ -850,6 +850,48 @@ def test_blas_times_quick_checks_still_follow_the_load():
     assert ran.index("serial", 3) < MAX_BLAS_RECHECK
 
 
+def _replay_series(times, costs: dict[str, float], calls: int, series: int, gap: float) -> tuple[str, int]:
+    """``_replay_modes`` in series of ``series`` calls with ``gap`` seconds between (0: one tight
+    loop), each ``choose`` told when its run starts; also how many runs on the rows or one BLAS
+    thread started beside OpenBLAS's spinning workers."""
+    clock, library_end, ran, beside = 100.0, -1.0, [], 0
+    for call in range(calls):
+        if series and call and call % series == 0:
+            clock += gap
+        mode = times.choose(clock)
+        spinning = mode != "library" and clock - library_end < 0.1
+        beside += spinning
+        took = costs[mode] * (1.5 if spinning else 1.0)
+        times.record(mode, took, clock)
+        clock += took
+        library_end = clock if mode == "library" else library_end
+        ran.append(mode[0])
+    return "".join(ran), beside
+
+
+def test_blas_times_quiet_checks_wait_for_a_pause():
+    """``BlasTimes.quiet_checks`` (``POLYFUSE_BLAS_QUIET_CHECKS``): with the library's threads
+    chosen, a check of the rows that falls due waits for a call that starts after their workers
+    went quiet (the bench's series after ``settle``): none of its runs then starts beside them.
+    In one tight loop it runs after ``QUIET_CHECK_WAIT`` calls, as before."""
+    from polyfuse.backends.cpu.parallel import QUIET_CHECK_WAIT, BlasTimes
+
+    costs = {"serial": 4.5e-3, "rows": 2.6e-3, "library": 2.4e-3}
+
+    def replay(quiet: bool, series: int) -> tuple[str, int, BlasTimes]:
+        times = BlasTimes(True, {"serial": [6e-3]}, spin=0.1, recheck_trials=True, quiet_checks=quiet)
+        return (*_replay_series(times, costs, 200, series, 0.2), times)
+
+    ran, beside, times = replay(True, 10)
+    assert times.best() == "library" and ran.count("r", 10) >= 2 and beside == 0, ran
+    assert all(ran[k - 1] != "l" or k % 10 == 0 for k in range(10, 200) if ran[k] == "r"), ran
+    assert replay(False, 10)[1] > 0  # (before: its first runs beside the workers, uncounted)
+    quiet, beside, times = replay(True, 0)
+    old = replay(False, 0)[0]
+    first = old.index("r", 10)
+    assert quiet.index("r", 10) - first <= QUIET_CHECK_WAIT + 1 and beside > 0, (quiet, old)
+
+
 def _replay_with_entry(times, seconds, calls: int) -> str:
     """``_replay_modes`` with a native entry: the calls ``library_calls`` leaves to it run on the
     library's threads unmeasured (``L``)."""
