@@ -871,7 +871,7 @@ class Lowering:
                 self.names[name] = dataclasses.replace(theirs, extents=merged, block=self.block, live=True)
             elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs) \
-                    and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
+                    and not _early_result(name):  # (early returns of other extents: refused where returned)
                 for a, b in pairs:
                     self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
