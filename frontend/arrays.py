@@ -919,7 +919,7 @@ class Lowering:
 
     def early_extents_why(self, test: ast.expr, pairs: list[tuple[Sym, Sym]]) -> str:
         """Why arrays of extents ``pairs`` returned on the two sides of ``test`` are not one array."""
-        extents = ", ".join(f"{a.text!r} and {b.text!r}" for a, b in pairs)
+        extents = ", ".join(f"{_user_text(a.text)!r} and {_user_text(b.text)!r}" for a, b in pairs)
         if not self.sizes_only(test):
             return (f"their extents {extents} differ under a test of array data or of a local the kernel "
                     f"changes, {ast.unparse(test)!r}, which the call cannot compute first")
@@ -6501,6 +6501,12 @@ def _step_writes(stmt: ast.stmt) -> set[str]:
     if isinstance(stmt, (ast.If, ast.While, ast.Return, ast.Pass, ast.Break, ast.Continue, ast.Assert)):
         return bound
     return {"*"}
+
+
+def _user_text(text: str) -> str:
+    """``text`` with early_return's result locals named as the user wrote them: ``return out, k``
+    binds ``k`` to ``_pf_result_1``, which may stand in for it in an extent."""
+    return re.sub(rf"\b{EARLY_RESULT}_(\d+)\b", lambda m: f"returned item {m.group(1)}", text)
 
 
 def _early_result(name: str) -> bool:
