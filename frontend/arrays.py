@@ -452,6 +452,11 @@ class Lowering:
         self.viewed = viewed - self.copied  # names some binding makes a view of (p = x, v = x[1:])
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
+        # each selection's step and loop depth, the names each step binds or writes ("*": any), the
+        # loops open: a selection read later where nothing it reads changed (_selection_unchanged)
+        self.selection_steps: dict[str, tuple[int, int]] = {}
+        self.step_writes: list[set[str]] = []
+        self.loop_depth = 0
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
         self.early_why: dict[str, str] = {}  # an early-returned array's name -> why it is not one array
         # id of an assumption -> the weaker condition NumPy itself accepts (`a == b or a <= 0 and b <= 0`)
@@ -532,6 +537,16 @@ class Lowering:
         return len(self.block) == 1
 
     def lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
+        self.step_writes.append(_step_writes(stmt))
+        if not isinstance(stmt, (ast.For, ast.While)):
+            return self._lower_stmt(stmt)
+        self.loop_depth += 1
+        try:
+            return self._lower_stmt(stmt)
+        finally:
+            self.loop_depth -= 1
+
+    def _lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
         if isinstance(stmt, ast.For):
             ranged = range_loop(self, stmt)  # for i, v in enumerate(T): a range loop (array_loops.py)
             if ranged is not None:
@@ -871,7 +886,7 @@ class Lowering:
                 self.names[name] = dataclasses.replace(theirs, extents=merged, block=self.block, live=True)
             elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs) \
-                    and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
+                    and not _early_result(name):  # (early returns of other extents: refused where returned)
                 for a, b in pairs:
                     self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
@@ -904,7 +919,7 @@ class Lowering:
 
     def early_extents_why(self, test: ast.expr, pairs: list[tuple[Sym, Sym]]) -> str:
         """Why arrays of extents ``pairs`` returned on the two sides of ``test`` are not one array."""
-        extents = ", ".join(f"{a.text!r} and {b.text!r}" for a, b in pairs)
+        extents = ", ".join(f"{_user_text(a.text)!r} and {_user_text(b.text)!r}" for a, b in pairs)
         if not self.sizes_only(test):
             return (f"their extents {extents} differ under a test of array data or of a local the kernel "
                     f"changes, {ast.unparse(test)!r}, which the call cannot compute first")
@@ -1638,6 +1653,7 @@ class Lowering:
         if value is None and self.masked_read(stmt.value) is not None and name not in self.names \
                 and name not in self.scalars:
             self.selections[name] = (stmt.value, self.assignments, self.block)  # type: ignore[assignment]
+            self.selection_steps[name] = (len(self.step_writes) - 1, self.loop_depth)
             self.changed = True
             return []
         self.selections.pop(name, None)
@@ -3777,10 +3793,24 @@ class Lowering:
         """What selection ``node`` (``v = x[mask]``, ``v = x[mask] / n``) reads, in the statement
         right after it, where the arrays it reads still hold what they held."""
         read, when, block = self.selections[node.id]
-        if when != self.assignments - 1 or block != self.block:
+        if (when != self.assignments - 1 or block != self.block) and not self._selection_unchanged(node.id):
             raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
-                             "in the statement right after it", "boolean mask")
+                             "in the statement right after it, or in later ones of its block or an if inside it "
+                             "(not a loop) where nothing it reads was bound or written since", "boolean mask")
         return read
+
+    def _selection_unchanged(self, name: str) -> bool:
+        """Whether selection ``name`` read here still means what it meant where it was bound: in
+        its block or an ``if``'s branch inside it (no loop entered since, whose next iteration
+        would read after the rest of its body), no statement lowered since (the one reading it
+        aside) binding or writing a name it reads, nor a call statement (``x.sort()``).  (fe52:
+        ``v = x[m]``, ``if v.size == 0: return nan, nan``, ``return v.mean(), v.std()``.)"""
+        read, _, block = self.selections[name]
+        step, depth = self.selection_steps[name]
+        if self.block[:len(block)] != block or self.loop_depth != depth:
+            return False
+        reads = {n.id for n in walk(read) if isinstance(n, ast.Name)}
+        return all("*" not in w and not (w & reads) for w in self.step_writes[step + 1:-1])
 
     def masked_read(self, node: ast.expr) -> tuple[View, View] | None:
         """``(x, mask)`` when ``node`` is ``x[mask]`` with a boolean array ``mask`` of ``x``'s shape
@@ -6455,6 +6485,28 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
                          tuple(lowering.size_products.values()),
                          tuple((name, text) for text, name in lowering.computed_sizes.items()), accepts,
                          tuple(lowering.element_stores))
+
+
+def _step_writes(stmt: ast.stmt) -> set[str]:
+    """The names statement ``stmt`` itself may bind (``a, b = ...``; a ``for`` loop's target; a
+    ``:=`` anywhere in it); ``{"*"}`` where it may write array elements (``x[i] = v``, ``y += 1``
+    of an array that may alias another, a call statement such as ``x.sort()``, any other kind);
+    the compound statements' own statements are steps of their own."""
+    bound = {n.target.id for n in walk(stmt) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
+    if isinstance(stmt, ast.Assign) and all(isinstance(n, (ast.Name, ast.Tuple, ast.List)) and not isinstance(n, ast.Starred)
+                                            for t in stmt.targets for n in walk(t) if not isinstance(n, ast.expr_context)):
+        return bound | {n.id for t in stmt.targets for n in walk(t) if isinstance(n, ast.Name)}
+    if isinstance(stmt, ast.For):
+        return bound | {n.id for n in walk(stmt.target) if isinstance(n, ast.Name)}
+    if isinstance(stmt, (ast.If, ast.While, ast.Return, ast.Pass, ast.Break, ast.Continue, ast.Assert)):
+        return bound
+    return {"*"}
+
+
+def _user_text(text: str) -> str:
+    """``text`` with early_return's result locals named as the user wrote them: ``return out, k``
+    binds ``k`` to ``_pf_result_1``, which may stand in for it in an extent."""
+    return re.sub(rf"\b{EARLY_RESULT}_(\d+)\b", lambda m: f"returned item {m.group(1)}", text)
 
 
 def _early_result(name: str) -> bool:

@@ -212,7 +212,11 @@ def _same_name_returned(body: list[ast.stmt]) -> str | None:
 
 def _one_name(body: list[ast.stmt], values: list[ast.expr | None]) -> str | None:
     """The name all ``values`` (returned values, or one element of each returned tuple) are,
-    when no statement from the first one of ``body`` holding a return binds it again."""
+    when no statement from the first one of ``body`` holding a return binds it again, or when
+    the top level binds it before that statement (``x = x0 / norm(x0)``, then ``for``: ``if nrm
+    == 0: return 0.0, x`` ... ``x = y / nrm`` ... ``return lam, x``): nothing runs after a
+    return (``_block``), so its value at the end is the one each return saw, which Python had
+    bound.  Never a ``for`` loop's target (its value after a ``break``)."""
     if not values or not all(isinstance(v, ast.Name) for v in values):
         return None
     names = {v.id for v in values if isinstance(v, ast.Name)}
@@ -220,9 +224,11 @@ def _one_name(body: list[ast.stmt], values: list[ast.expr | None]) -> str | None
         return None
     name = names.pop()
     first = next(k for k, s in enumerate(body) if _has_return(s))
+    bound = any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+                for s in body[:first])
     for stmt in body[first:]:
         for node in walk(stmt):
-            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) and not bound:
                 return None
             if isinstance(node, (ast.For, ast.comprehension)) and name in {
                     n.id for n in walk(node.target) if isinstance(n, ast.Name)}:

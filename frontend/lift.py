@@ -882,7 +882,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     monotone: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
     earlier: dict[str, tuple[VType, ...]] = {}  # each local's types in the passes so far
-    for _ in range(12):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    for attempt in range(12):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         lifter.flagged, lifter.flagged_in_place, lifter.split = flagged, in_place, split
@@ -903,7 +903,17 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             loose = lowered.numpy_accepts[k] if k < len(lowered.numpy_accepts) else None
             accepted = accepted.intersect(holds if loose is None else
                                           lifter.condition(loose, Scope((), accepted)).params())
-        nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
+        try:
+            nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
+        except UnsupportedError:
+            # a flagged local's flag read before this pass knew it must be set in place: gbm's
+            # gain = gl * gl / h (gain assigned only in the loop) then best = gain under an if,
+            # whose flag reads gain's: another pass with it in place, else the user's error
+            placed = in_place | lifter.in_place_flags(flagged)
+            if placed == in_place or attempt == 11:
+                raise
+            in_place = placed
+            continue
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
             | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types,
                           returned=lifter.returned_names(source) | lifter.returned_reads(source), earlier=earlier)

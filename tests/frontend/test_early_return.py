@@ -119,3 +119,25 @@ def test_a_list_returned_whole_or_in_part_is_still_refused():
     list before the rewrite was limited to names bound by calls such as np.zeros)."""
     with pytest.raises(UnsupportedError, match="list 'res'"):
         polyfuse.kernel(list_until_negative, target="python")(np.array([1.0, -2.0]))
+
+
+def power_iteration_or_zero(A, x0, iters):
+    """``return 0.0, x`` inside the loop beside ``return lam, x`` at the end, ``x`` bound again
+    after the early return in the loop (fe52: refused as an array returned from a loop)."""
+    x = x0 / np.linalg.norm(x0)
+    lam = 0.0
+    for _ in range(iters):
+        y = A @ x
+        nrm = np.linalg.norm(y)
+        if nrm == 0.0:
+            return 0.0, x
+        x = y / nrm
+        lam = x @ (A @ x)
+    return lam, x
+
+
+def test_a_name_bound_before_the_loop_is_returned_itself():
+    kernel = polyfuse.kernel(power_iteration_or_zero, target="python")
+    for A in (np.zeros((2, 2)), np.array([[0.0, 1.0], [0.0, 0.0]]), np.diag([3.0, 1.0])):
+        (want_lam, want_x), (lam, x) = power_iteration_or_zero(A, np.ones(2), 3), kernel(A, np.ones(2), 3)
+        assert type(lam) is type(want_lam) and lam == want_lam and np.array_equal(x, want_x), (A, lam, x)

@@ -132,6 +132,36 @@ def counted_after_early_return(x):
     return out
 
 
+def counted_pair_after_early_return(x):
+    """The tuple form (fe52's rle_encode_pairs): the same refusal at the final return, not an
+    if-condition '0 == k' of a merged extent placed at the def line."""
+    if x.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            k += 1
+    out = np.empty(k, dtype=np.int64)
+    vals = np.empty(k)
+    p = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out[p] = i
+            vals[p] = x[i]
+            p += 1
+    return out, vals
+
+
+def counted_and_count_after_early_return(x):
+    if x.shape[0] == 0:
+        return np.zeros(0), 0
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            k += 1
+    return np.zeros(k), k
+
+
 def argument_prefix_copy(x):
     k = 0
     for i in range(x.shape[0]):
@@ -156,6 +186,8 @@ def fib_table(n):
 
 @pytest.mark.parametrize("fn, args, words", [
     (counted_after_early_return, (RNG.random(4),), "known only as the kernel runs (a count); return one array"),
+    (counted_pair_after_early_return, (RNG.random(4),), "extents '0' and 'k' differ, one known only as the kernel"),
+    (counted_and_count_after_early_return, (RNG.random(4),), "extents '0' and 'returned item 1' differ"),
     (argument_prefix_copy, (RNG.random(4),), "slice bound 'k' may be negative"),
     (fib_table, (4,), "cannot recurse: write it as a loop"),
 ])

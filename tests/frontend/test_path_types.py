@@ -49,7 +49,19 @@ def max_of_a_reduction(x):
     return m, m / 3.0
 
 
+def best_prefix_gain(g):
+    gl = 0.0
+    best = 0.0
+    for b in range(g.shape[0]):
+        gl += g[b]
+        gain = gl * 2.0  # flagged (gl's kind varies), assigned only in the loop, read by best's in-place flag
+        if gain > best:
+            best = gain
+    return best
+
+
 CASES = [
+    (best_prefix_gain, (np.array([0.5, -2.0, 0.25]),)), (best_prefix_gain, (np.array([-0.5, 0.25]),)),
     (max_of_a_reduction, (np.array([0.5, 0.25], np.float32),)),
     (mean_or_zero, (np.zeros(0),)), (mean_or_zero, (np.ones(2),)), (mean_or_zero, (np.ones(3, np.float32),)),
     (first_or_default, (np.arange(3.0), 5.0)), (first_or_default, (np.arange(3.0), -1.0)),

@@ -86,6 +86,15 @@ def _same(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, equal_nan=True)
 
 
+def masked_stats_or_nan(x, m):
+    """Two reductions after an early return of NaNs guarded by the size (fe52's masked_mean_std_np:
+    the early return's rewrite puts them in the else branch, after other statements)."""
+    v = x[m]
+    if v.size == 0:
+        return np.nan, np.nan
+    return v.mean(), v.std()
+
+
 RNG = np.random.default_rng(26)
 CASES = [(iterated, (np.where(RNG.random(9) < 0.3, np.nan, RNG.standard_normal(9)),)), (iterated, (-np.ones(3),)),
          (stopped, (RNG.standard_normal(12), 0.3)), (stopped, (np.zeros(0), 0.3)),
@@ -96,7 +105,8 @@ CASES = [(iterated, (np.where(RNG.random(9) < 0.3, np.nan, RNG.standard_normal(9
          (paired, (RNG.standard_normal(9), np.where(RNG.random(9) < 0.3, np.nan, RNG.random(9)))),
          (paired, (-np.ones(3), np.ones(3))),
          (gini_impurity, (np.array([2.0, np.nan, 1.0, 2.0, np.nan, 0.5]),)),
-         (class_mean_sum, (RNG.random(12), RNG.integers(0, 3, 12)))]
+         (class_mean_sum, (RNG.random(12), RNG.integers(0, 3, 12))),
+         (masked_stats_or_nan, (RNG.random(7), RNG.random(7) < 0.5)), (masked_stats_or_nan, (RNG.random(3), np.zeros(3, bool)))]
 
 
 KERNELS = {fn: polyfuse.kernel(fn, target="python", verify=True) for fn, _ in CASES}
@@ -128,7 +138,14 @@ def mask_written_after(x):
     return len(p), p.sum()
 
 
-@pytest.mark.parametrize("fn", [written_after, base_written_after, mask_written_after])
+def alias_written_after(x):
+    p = x[x > 0]
+    y = x
+    y[0] = 100.0  # writes x through another name
+    return len(p), p.sum()
+
+
+@pytest.mark.parametrize("fn", [written_after, base_written_after, mask_written_after, alias_written_after])
 def test_selection_of_an_array_written_later_is_refused(fn):
     """Reading x[mask] again at a later use would see the write (p would change): refused."""
     with pytest.raises(polyfuse.UnsupportedError, match="boolean-mask selection"):
