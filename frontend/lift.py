@@ -895,7 +895,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             bad = context.subtract(holds)
             if not bad.is_empty():
                 failing.append((bad.coalesce().to_str(), assertion.message, assertion.error))
-            context = context.intersect(holds)
+            if assertion.restricts:
+                context = context.intersect(holds)
         accepted = context  # where NumPy runs the statements too (slices empty by different amounts)
         for k, equal in enumerate(assumed):  # extents NumPy broadcasting requires equal; checked at call time
             holds = lifter.condition(equal, Scope((), context)).params()  # (the scope gives loop names only)

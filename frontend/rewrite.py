@@ -108,7 +108,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     raises=set(source.raises), pranges={}, written_x={},
+                                     raises=set(source.raises), divmods=set(source.divmods), pranges={}, written_x={},
                                      user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = zero_d_elements(rw, tree.body)  # c[...] = v, c += v of a 0-d array argument: c[()]
@@ -628,6 +628,8 @@ class Helper:
         body = [s for s in tree.body if not _is_docstring(s)]
         stored = {n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.names = {v: rw.fresh(f"{name}_{v}") for v in sorted(stored)}
+        for v, made in self.names.items():  # messages name the helper's local as the user wrote it
+            rw.source.user_names[made] = v
         self.prologue: list[ast.stmt] = []
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
