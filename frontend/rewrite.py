@@ -536,6 +536,7 @@ class Inliner(StatementTransformer):
         statements, value = helper.hoisted()  # loops first, before the statement that uses the value
         if writes:  # its value now, before a later helper of the statement writes what it reads
             name = self.rw.fresh(f"{fn.__name__}_value")
+            self.rw.source.user_names[name] = f"{fn.__name__}()"  # (messages: the helper's value)
             statements.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(name, ast.Store()), node)], value),
                                                 node))
             value = self.rw.placed(ast.Name(name, ast.Load()), node)
@@ -549,6 +550,7 @@ class Inliner(StatementTransformer):
         if self.conditional or isinstance(value, ast.Tuple) or not any(isinstance(n, ast.IfExp) for n in walk(value)):
             return boxed(value)
         name = self.rw.fresh(f"{fn.__name__}_value")
+        self.rw.source.user_names[name] = f"{fn.__name__}()"  # (messages: the helper's value)
         target = self.rw.placed(ast.Name(name, ast.Store()), value)
         self.pending.append(ast.copy_location(ast.Assign([target], value), value))
         return boxed(self.rw.placed(ast.Name(name, ast.Load()), value))
@@ -749,6 +751,7 @@ class Helper:
             if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in walk(value))) \
                     or (computed and not self.plain_value(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
+                self.rw.source.user_names[self.names[param]] = param  # (messages: the helper's parameter)
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
         block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]

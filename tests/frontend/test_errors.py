@@ -310,6 +310,15 @@ def k_helper_local(x):
     return float_index(x)
 
 
+def sized_buffer(a, m):
+    buf = np.zeros(m)  # ERR: m, the parameter, holds int(x[0]) (a local of the inlined helper)
+    return buf.sum() + a[0]
+
+
+def k_helper_parameter(x):
+    return sized_buffer(x, int(x[0]))
+
+
 def negative_buffer(a):
     buf = np.zeros(-2)  # ERR
     return buf.sum() + a[0]
@@ -483,6 +492,8 @@ CASES = {
     "split local": (k_split_local_unassigned, "return q", ["local 'q' may be read before"], (V, V)),
     "rebound argument": (k_rebound_argument, "x.itemsize", ["attribute x.itemsize"], (V, V)),
     "helper local": ((k_helper_local, float_index), "v]", ["subscript 'v' is a float64", ", in float_index\n"], (V,)),
+    "helper parameter": ((k_helper_parameter, sized_buffer), "m)", ["np.zeros of extent 'm'", ", in sized_buffer\n"],
+                         (V,)),
     "negative extent in a helper": ((k_helper_negative_constant, negative_buffer), "buf = np.zeros(-2)",
                                     ["local array 'buf' has the negative extent -2", ", in negative_buffer\n",
                                      "negative dimensions are not allowed"], (V,)),
