@@ -850,14 +850,15 @@ def float_divmod(a, b):
     return divmod(a, b)
 
 
-@pytest.mark.parametrize("a, b", [(7.0, 0.0), (7, 0.0), (7, 0)])
-def test_divmod_by_zero_says_what_python_says(a, b):
+@pytest.mark.parametrize("a, b, target", [(7.0, 0.0, "python"), (7, 0.0, "python"), (7, 0, "python"),
+                                          (7.0, 0.0, "cpu")])
+def test_divmod_by_zero_says_what_python_says(a, b, target):
     """divmod is ``(a // b, a % b)`` here (frontend.desugar): a float's ZeroDivisionError says
     divmod's words ("float divmod()"), an int's is its ``//``'s, as Python's."""
     with pytest.raises(ZeroDivisionError) as python:
         float_divmod(a, b)
     with pytest.raises(ZeroDivisionError) as info:
-        polyfuse.kernel(float_divmod, target="python")(a, b)
+        polyfuse.kernel(float_divmod, target=target)(a, b)
     assert str(info.value).splitlines()[0] == str(python.value)
 
 
