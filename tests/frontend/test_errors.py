@@ -438,9 +438,9 @@ class Scaler:
     def __init__(self) -> None:
         self.s = 2.0
 
-    def fill(self, n, A):
+    def fill(self, n, A):  # ERR
         for i in range(n):
-            A[i] = self.s  # ERR
+            A[i] = self.s
 
 
 # name -> (kernel, snippet at the caret, words the message must contain, args); a kernel whose
@@ -520,7 +520,7 @@ CASES = {
     "assert f-string": (k_assert_fstring, 'f"bad {n}"', ["assert with a message other than a string literal"], (1, V)),
     "complex into float": (k_complex_into_float, "A[i] = Z[i]", ["storing a complex value into 'A'"],
                            (2, V, np.ones(4, complex))),
-    "method": (Scaler().fill, "self.s", ["attribute self.s"], (2, V)),
+    "method": (Scaler().fill, "def fill", ["a method bound to an object of class Scaler", "would read self"], (2, V)),
 }
 
 #: names the frontend makes (polyfuse.model.names), which no message may show
