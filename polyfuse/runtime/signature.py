@@ -39,11 +39,12 @@ def argument_of(name: str, value: object) -> Argument:
 
 
 def _refuse_subclass(name: str, value: np.ndarray) -> None:
-    """A masked array or an np.matrix, whose elements and indexing differ from their data's
-    (an np.memmap, a view of a subclass of no such rules, is an array)."""
-    if isinstance(value, np.ma.MaskedArray):
-        raise ArgumentError(f"argument {name!r} is a masked array (np.ma): a kernel reads its data and would ignore "
-                            f"its mask; pass {name}.filled(value) or np.asarray({name})")
+    """A masked array with masked elements or an np.matrix, whose elements and indexing differ
+    from their data's (an np.memmap, a masked array of no masked element, is read as its data;
+    a subclass is checked at every call: kernel._dispatch_key)."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.getmask(value) is not np.ma.nomask and value.mask.any():
+        raise ArgumentError(f"argument {name!r} is a masked array (np.ma) with masked elements: a kernel reads its "
+                            f"data and would ignore the mask; pass {name}.filled(value) or {name}.compressed()")
     if isinstance(value, np.matrix):
         raise ArgumentError(f"argument {name!r} is an np.matrix, whose rows stay 2-d and whose * is a matrix "
                             f"product; pass np.asarray({name})")
