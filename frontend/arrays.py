@@ -1656,6 +1656,7 @@ class Lowering:
             test = ast.Compare(copy.deepcopy(extent.node), [ast.GtE()], [ast.Constant(0)])
             if not (self.at_top and not self.facts and self.affine_test(test)):
                 self.pre.append(value_error(f"{extent.text} >= 0", "negative dimensions are not allowed"))
+                self.changed = True  # (the statement is emitted after its check)
                 continue
             written = in_user_names(self.as_written(extent.node), self.source.user_names)
             message = (f"local array {local} ({f'in {span.function}(), ' if span.function else ''}{span.filename}:"

@@ -838,6 +838,10 @@ def test_a_negative_extent_is_numpys_value_error_where_the_array_is_never_made()
         kernel(V, 3)
     line = inspect.getsourcelines(k_extent_sum)[1] + 1
     assert isinstance(info.value, ValueError)
+    in_loop = polyfuse.kernel(k_extent_in_loop, target="python")
+    assert in_loop(V, 12) == k_extent_in_loop(V, 12)
+    with pytest.raises(ValueError, match="^negative dimensions are not allowed"):
+        in_loop(V, 3)
     assert str(info.value) == (f"local array 'w' ({__file__}:{line}) would have a negative extent n - 10 for these "
                                "arguments: NumPy raises ValueError: negative dimensions are not allowed")
 
@@ -845,6 +849,14 @@ def test_a_negative_extent_is_numpys_value_error_where_the_array_is_never_made()
 def k_extent_sum(x, n):
     w = np.zeros(n - 10)
     return w.sum() + x[0]
+
+
+def k_extent_in_loop(x, n):
+    s = 0.0
+    for i in range(2):
+        w = np.zeros(n - 10 + i)  # an extent of the loop's variable: checked where it runs
+        s += w.sum() + x[i]
+    return s
 
 
 def float_divmod(a, b):
