@@ -32,12 +32,22 @@ from typing import TypeGuard
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
+from polyfuse.model.names import in_user_names, user_name
 from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_array, call_time_data_source, call_time_source, indexes_integers
-from .checker import SUPPORTED_HINT, assert_message, is_allocation, module_of, numpy_abs, reassociable
+from .checker import (
+    SUPPORTED_HINT,
+    assert_message,
+    is_allocation,
+    is_prefix_index_call,
+    module_of,
+    numpy_abs,
+    prefix_index,
+    reassociable,
+)
 from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
@@ -307,6 +317,9 @@ class Assertion:
     test: ast.expr
     message: str | None
     error: str = "AssertionError"  # a name in model.ir.CHECK_ERRORS (np.max of no elements: ArgumentError)
+    # whether the kernel is compiled for the sizes where it holds (False: checked per call only,
+    # the compiled code as without it: an allocation's extent >= 0, nonnegative_extents)
+    restricts: bool = True
 
 
 @dataclass(frozen=True)
@@ -1343,6 +1356,7 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
+                self.nonnegative_extents(stmt, target.id, call)
                 if not self.at_top:
                     return self.bind_allocation(stmt, target.id, call)
                 self.declare_local(target.id, call)
@@ -1631,6 +1645,40 @@ class Lowering:
             else:
                 dtype = _dtype_of(given, self.globals) or dtype
         self.names[name] = ArrayName(name, extents, dtype, "local")
+
+    def nonnegative_extents(self, stmt: ast.Assign, name: str, call: ast.Call) -> None:
+        """NumPy's ValueError *negative dimensions are not allowed* of ``name = np.zeros(shape)``:
+        refused where an extent is a negative constant; at the top level, an extent affine in the
+        sizes is checked per call (an ArgumentError, a ValueError) where the sizes do not prove
+        it, also where the array itself is never made (``np.zeros(n - 10).sum()`` is a sum of no
+        elements), and leaves the compiled code as it is (``Assertion.restricts``); any other is
+        checked where the statement runs (NumPy's ValueError).  The messages name the user's
+        local, its helper and line."""
+        assert isinstance(call.func, ast.Attribute)
+        if ALLOCATORS[call.func.attr][1]:  # np.zeros_like(x): x's extents
+            return
+        shape = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "shape"), None)
+        if shape is None or isinstance(shape, ast.Starred):
+            return
+        span = self.source.span(stmt)
+        local = repr(user_name(name, self.source.user_names))
+        for extent in (sym_of(d) for d in (shape.elts if isinstance(shape, ast.Tuple) else [shape])):
+            if extent.is_const() and extent.const < 0:
+                raise self.error(stmt, f"local array {local} has the negative extent {extent.const}: NumPy raises "
+                                 "ValueError: negative dimensions are not allowed", "negative dimension")
+            if extent.is_const() or self.proven(f"{extent.text} >= 0"):
+                continue
+            test = ast.Compare(copy.deepcopy(extent.node), [ast.GtE()], [ast.Constant(0)])
+            if not (self.at_top and not self.facts and self.affine_test(test)):
+                self.pre.append(value_error(f"{extent.text} >= 0", "negative dimensions are not allowed"))
+                self.changed = True  # (the statement is emitted after its check)
+                continue
+            written = in_user_names(self.as_written(extent.node), self.source.user_names)
+            message = (f"local array {local} ({f'in {span.function}(), ' if span.function else ''}{span.filename}:"
+                       f"{span.line}) would have a negative extent {written} for these arguments: NumPy raises "
+                       "ValueError: negative dimensions are not allowed")
+            if all(ast.dump(a.test) != ast.dump(test) or a.message != message for a in self.assertions):
+                self.assertions.append(Assertion(test, message, "ArgumentError", restricts=False))
 
     def bind_allocation(self, stmt: ast.Assign, name: str, call: ast.Call) -> list[ast.stmt]:
         """``b = np.zeros_like(u)`` inside a loop or branch: Python makes a new array each time;
@@ -2914,6 +2962,9 @@ class Lowering:
             boxed = UNKNOWN if kind is UNKNOWN else WEAK_COMPLEX if kind.is_complex else WEAK_FLOAT \
                 if kind.is_float else VType("bool", True) if kind.dtype == "bool" else WEAK_INT
             return scalar_op(lambda a: ast.Call(func, [a], []), [inner], boxed)
+        if is_prefix_index_call(node):  # an index array checked against a count (selection_loops)
+            index, count = self.value(node.args[0]), self.value(node.args[1])
+            return self.elementwise(prefix_index, [index, count], index.vtype)
         module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
@@ -6468,8 +6519,8 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
         scalar_types = dict(lowering.assigned)
     lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, forms=forms)
     body = lowering.lower_block(source.tree.body)
-    if not lowering.any_changed:
-        return LoweredArrays(source, element_stores=tuple(lowering.element_stores))
+    if not lowering.any_changed:  # (an allocation's extents checked per call: nonnegative_extents)
+        return LoweredArrays(source, assertions=tuple(lowering.assertions), element_stores=tuple(lowering.element_stores))
     for node in lowering.allocations:  # (each at its statement: Lowering.allocate_at_top; a resized shape's too)
         _locate(node, node if hasattr(node, "lineno") else source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)

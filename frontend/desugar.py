@@ -1240,6 +1240,8 @@ class Divmod(ast.NodeTransformer):
                                  for op in (ast.FloorDiv(), ast.Mod())]
         made = self.rw.placed(ast.Tuple(parts, ast.Load()), node)
         self.made.add(id(made))
+        if builtin:  # (its ZeroDivisionError of floats: Python's divmod's, frontend.scalars)
+            self.rw.source.divmods.add(location_key(node))
         return made
 
     def visit_Subscript(self, node: ast.Subscript):

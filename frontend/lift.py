@@ -10,6 +10,7 @@ import ast
 import copy
 import dataclasses
 import functools
+import types
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -853,6 +854,12 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order).
     ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
     source = read_source(fn)
+    if isinstance(fn, types.MethodType):  # (its def has one more parameter than the call binds)
+        kind = "its class" if isinstance(fn.__self__, type) else f"an object of class {type(fn.__self__).__name__}"
+        raise source.error(source.tree, f"unsupported construct: a method bound to {kind}: the kernel would "
+                           f"read {source.tree.args.args[0].arg if source.tree.args.args else 'it'}, which is no "
+                           "array or number; write a module-level function (or a staticmethod) and pass what it "
+                           "reads as arguments", "bound method")
     for node in walk(source.tree):
         if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL,
                                                       PREFIX_INDEX_CALL):
@@ -895,7 +902,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             bad = context.subtract(holds)
             if not bad.is_empty():
                 failing.append((bad.coalesce().to_str(), assertion.message, assertion.error))
-            context = context.intersect(holds)
+            if assertion.restricts:
+                context = context.intersect(holds)
         accepted = context  # where NumPy runs the statements too (slices empty by different amounts)
         for k, equal in enumerate(assumed):  # extents NumPy broadcasting requires equal; checked at call time
             holds = lifter.condition(equal, Scope((), context)).params()  # (the scope gives loop names only)

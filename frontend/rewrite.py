@@ -108,7 +108,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     raises=set(source.raises), pranges={}, written_x={},
+                                     raises=set(source.raises), divmods=set(source.divmods), pranges={}, written_x={},
                                      user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = zero_d_elements(rw, tree.body)  # c[...] = v, c += v of a 0-d array argument: c[()]
@@ -536,6 +536,7 @@ class Inliner(StatementTransformer):
         statements, value = helper.hoisted()  # loops first, before the statement that uses the value
         if writes:  # its value now, before a later helper of the statement writes what it reads
             name = self.rw.fresh(f"{fn.__name__}_value")
+            self.rw.source.user_names[name] = f"{fn.__name__}()"  # (messages: the helper's value)
             statements.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(name, ast.Store()), node)], value),
                                                 node))
             value = self.rw.placed(ast.Name(name, ast.Load()), node)
@@ -549,6 +550,7 @@ class Inliner(StatementTransformer):
         if self.conditional or isinstance(value, ast.Tuple) or not any(isinstance(n, ast.IfExp) for n in walk(value)):
             return boxed(value)
         name = self.rw.fresh(f"{fn.__name__}_value")
+        self.rw.source.user_names[name] = f"{fn.__name__}()"  # (messages: the helper's value)
         target = self.rw.placed(ast.Name(name, ast.Store()), value)
         self.pending.append(ast.copy_location(ast.Assign([target], value), value))
         return boxed(self.rw.placed(ast.Name(name, ast.Load()), value))
@@ -628,6 +630,8 @@ class Helper:
         body = [s for s in tree.body if not _is_docstring(s)]
         stored = {n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.names = {v: rw.fresh(f"{name}_{v}") for v in sorted(stored)}
+        for v, made in self.names.items():  # messages name the helper's local as the user wrote it
+            rw.source.user_names[made] = v
         self.prologue: list[ast.stmt] = []
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
@@ -747,6 +751,7 @@ class Helper:
             if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in walk(value))) \
                     or (computed and not self.plain_value(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
+                self.rw.source.user_names[self.names[param]] = param  # (messages: the helper's parameter)
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
         block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]

@@ -23,6 +23,7 @@ import numpy as np
 from polyfuse.model import funcs, ir
 
 from .complex_power import complex_power
+from .source import location_key
 from .types import COMPLEX, FLOATS, INTS, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType
 
 SUPPORTED = FLOATS + INTS + ("bool",) + COMPLEX
@@ -417,6 +418,8 @@ def _python_message(operation) -> str:
 _DIVISION_MESSAGES = {("/", True): _python_message(lambda: 1 / 0), ("/", False): _python_message(lambda: 1.0 / 0.0),
                       ("//", False): _python_message(lambda: 1.0 // 0.0), ("%", False): _python_message(lambda: 1.0 % 0.0),
                       ("//", True): _python_message(lambda: 1 // 0), ("%", True): _python_message(lambda: 1 % 0)}
+#: the builtin divmod's of floats (an int's is its ``//``'s: frontend.desugar makes ``(a // b, a % b)``)
+_DIVMOD_MESSAGE = _python_message(lambda: divmod(1.0, 0.0))
 
 
 def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: ir.Expr, node: ast.AST,
@@ -438,7 +441,8 @@ def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: i
         return divisor
     zero = ir.Select(ir.Compare("==", divisor, ir.Const(0 if ints else 0.0, divisor.dtype, True)), ir.int_const(1),
                      ir.int_const(0), ir.INT, True)
-    flag = ir.Check(zero, ir.int_const(1), "", 0, message=_DIVISION_MESSAGES[key] + located(lifter, node),
+    message = _DIVMOD_MESSAGE if not ints and location_key(node) in lifter.source.divmods else _DIVISION_MESSAGES[key]
+    flag = ir.Check(zero, ir.int_const(1), "", 0, message=message + located(lifter, node),
                     error="ZeroDivisionError")
     # (a select of the divisor either way: the python target's Python float stays one, where
     # ``d - np.float64(0)`` would make it a NumPy float, whose ``** 1000`` gives inf, not OverflowError)

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .builtin_helpers import numpy_argsort_prefix
-from .checker import module_of, prefix_index
+from .checker import PREFIX_INDEX_CALL, module_of, prefix_index
 from .data_sized import _is_np, selection, shape_of
 from .source import copy_tree, map_blocks, walk
 
@@ -771,7 +771,8 @@ def _order_gather(node: ast.AST, arrays: set[str], orders: set[str], count: str,
             and not isinstance(node.slice, (ast.Slice, ast.Tuple))):
         return False
     names = {n.id for n in walk(node.slice) if isinstance(n, ast.Name)}
-    return bool(names & orders) and names <= orders | {count, node.value.id, rw.numpy_alias(), "np", "numpy"}
+    return bool(names & orders) and names <= orders | {count, node.value.id, rw.numpy_alias(), "np", "numpy",
+                                                       PREFIX_INDEX_CALL}
 
 
 class _PrefixOrders(ast.NodeTransformer):
@@ -824,11 +825,10 @@ def _checked_index(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast
 
 def _checked_gather(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast.expr:
     """``_checked_index`` of an integer index array (``u[inv]``, ``inv`` from
-    ``np.unique(x, return_inverse=True)``): the same choice made per element with ``np.where``."""
-    e, n, np_ = f"({ast.unparse(index)})", f"{array}.shape[0]", rw.numpy_alias()
-    text = (f"{np_}.where((0 <= {e}) & ({e} < {count}), {e}, {np_}.where((-{count} <= {e}) & ({e} < 0), "
-            f"{e} + {count}, {np_}.where(({e} >= {n}) | ({e} < -{n}), {e}, {np_}.where({e} >= 0, {n}, -1 - {n}))))")
-    return rw.placed(ast.parse(text, mode="eval").body, index)
+    ``np.unique(x, return_inverse=True)``; ``u[idx]`` of the user's ``idx``): the check made per
+    element (frontend.arrays lowers the call element by element), so an index past the count
+    raises NumPy's IndexError with the count, never reads the buffer past it."""
+    return _checked_index(rw, index, array, count)
 
 
 _INT_TYPES = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "intp", "int_"))

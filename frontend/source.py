@@ -12,7 +12,7 @@ import threading
 import types
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from polyfuse.errors import SourceSpan, UnsupportedError
@@ -210,6 +210,9 @@ class KernelSource:
     # the locations of the asserts written for the user's ``raise ValueError("...")`` (frontend/
     # numba_idioms.py), whose ("ValueError", "...") message raises that exception where it runs
     raises: set[tuple[int, int, int, int]] = field(default_factory=set, compare=False, hash=False, repr=False)
+    # the locations of the builtin ``divmod(a, b)`` calls frontend.desugar made ``(a // b, a % b)``:
+    # a float's division by zero there raises Python's ZeroDivisionError of divmod ("float divmod()")
+    divmods: set[tuple[int, int, int, int]] = field(default_factory=set, compare=False, hash=False, repr=False)
     # names frontend.rewrite gave a binding of the user's name (``u = u.copy()`` binds ``u_2``):
     # fresh name -> the user's, which error messages show
     user_names: dict[str, str] = field(default_factory=dict, compare=False, hash=False, repr=False)
@@ -219,7 +222,11 @@ class KernelSource:
             return self.at
         origin = self.foreign.get(id(node))
         if origin is not None and origin[0] is node:
-            return origin[1].span(node)
+            span = origin[1].span(node)
+            helper = origin[1].tree.name
+            if span.inlined or origin[1].at is not None or helper == self.tree.name:
+                return span
+            return replace(span, function=helper)  # the user's helper, inlined
         at = self.inlined.get(location_key(node)) if self.inlined else None
         if at is not None:
             return at
@@ -360,6 +367,12 @@ def read_source(fn) -> KernelSource:
         ) from None
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
     defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
+    coroutines = [n for n in module.body if isinstance(n, ast.AsyncFunctionDef)]
+    if not defs and coroutines:  # located at its def line, as any construct
+        located = KernelSource(ast.FunctionDef(coroutines[0].name, coroutines[0].args, [], [], None),  # type: ignore[call-arg]
+                               filename, first_line, tuple(text.splitlines()), indent, text)
+        raise located.error(coroutines[0], "unsupported construct: async def makes the kernel a coroutine, whose "
+                            "body runs when it is awaited; a kernel is a plain def", "async def")
     if not defs:
         raise UnsupportedError(f"{fn.__name__!r} is not a plain 'def' function (lambdas are not supported)")
     return KernelSource(defs[0], filename, first_line, tuple(text.splitlines()), indent, text)

@@ -26,11 +26,15 @@ class SourceSpan:
     # where the construct sits in a helper polyfuse writes itself (frontend/builtin_helpers.py),
     # inlined at this span: the user's call as written and what the call supports
     inlined: str = ""
+    # the user's helper whose line this is, inlined into the kernel (frontend/rewrite.py): shown as
+    # a Python traceback shows a function, ``File "f.py", line 3, col 5, in helper``
+    function: str = ""
 
     def render(self) -> str:
         width = max(1, self.end_col - self.col)
         caret = " " * self.col + "^" * width
-        return f'  File "{self.filename}", line {self.line}, col {self.col + 1}\n    {self.text}\n    {caret}'
+        where = f", in {self.function}" if self.function else ""
+        return f'  File "{self.filename}", line {self.line}, col {self.col + 1}{where}\n    {self.text}\n    {caret}'
 
     def location(self) -> str:
         return f"{self.filename}:{self.line}:{self.col + 1}"

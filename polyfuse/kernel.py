@@ -46,6 +46,10 @@ KERNEL_OPTIONS = ("target", "fuse", "verify", "opt_level", "contract", "tile", "
 MAX_PLANS = 64  # call plans (sets of sizes) kept per kernel; the oldest goes first
 
 
+#: the parameters a kernel takes: positional ones that may also be passed by keyword
+_PLAIN_PARAMETERS = (inspect.Parameter.POSITIONAL_OR_KEYWORD,)
+
+
 class Kernel:
     """A compiled-on-first-call kernel; ``kernel.py_func`` is the undecorated function."""
 
@@ -328,13 +332,18 @@ class Kernel:
         which must be a number, or a list of numbers that NumPy would convert (``array_default``:
         its array), a located UnsupportedError otherwise; a sparse matrix is
         replaced by its parts (runtime/sparse.py)."""
+        if any(p.kind not in _PLAIN_PARAMETERS for p in self._signature.parameters.values()):
+            source = self._source_of(self.py_func)  # (refused where the call binds them: **kw is a dict)
+            construct = "*args, **kwargs, keyword-only or positional-only arguments"
+            raise source.error(source.tree, f"unsupported construct: {construct}; a kernel's parameters are "
+                               "plain positional ones (arrays and numbers)", construct)
         try:
             bound = _bound(self._signature, args, kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
         converted = {}
         for name in self._names:
-            if name not in bound.arguments and not is_number(self._defaults[name]):
+            if name not in bound.arguments and name in self._defaults and not is_number(self._defaults[name]):
                 converted[name] = self._array_default(name)
         bound.apply_defaults()
         return unpack_tuples(unpack_sparse({**bound.arguments, **converted}))

@@ -59,8 +59,8 @@ class BoundsChecker:
         self.assertions = [(ParameterSet(isl.Set(text)), message, error) for text, message, error in scop.assertions]
         # within unassumed, the sizes where NumPy runs the statements too: the undecorated function runs them
         self.numpy_runs = None if scop.numpy_runs is None else ParameterSet(isl.Set(scop.numpy_runs))
-        self.deciding = _involved(self.checks, self.params, [self.unassumed.set] + (
-            [] if self.numpy_runs is None else [self.numpy_runs.set]))
+        self.deciding = _involved(self.checks, self.params, [self.unassumed.set] + (  # (an assertion that
+            [] if self.numpy_runs is None else [self.numpy_runs.set]) + [a.set for a, _, _ in self.assertions])  # left the context as it was)
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
     def check(self, values: dict[str, int]) -> bool:

@@ -16,6 +16,8 @@ SUPPORTED_DTYPES = ("float32", "float64", "int8", "int16", "int32", "int64", "ui
 def argument_of(name: str, value: object) -> Argument:
     """The signature entry of one call argument; raises ArgumentError for unsupported values."""
     if isinstance(value, np.ndarray):
+        if type(value) is not np.ndarray:
+            _refuse_subclass(name, value)
         return _array_argument(name, value.dtype, value.shape, value.flags.c_contiguous)
     if is_device_array(value):
         dtype, shape, strides = _device_layout(value)
@@ -34,6 +36,18 @@ def argument_of(name: str, value: object) -> Argument:
         f"argument {name!r} has type {type(value).__name__}; kernels take numpy arrays "
         f"({', '.join(SUPPORTED_DTYPES)}), ints, floats, complex numbers and bools"
     )
+
+
+def _refuse_subclass(name: str, value: np.ndarray) -> None:
+    """A masked array with masked elements or an np.matrix, whose elements and indexing differ
+    from their data's (an np.memmap, a masked array of no masked element, is read as its data;
+    a subclass is checked at every call: kernel._dispatch_key)."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.getmask(value) is not np.ma.nomask and value.mask.any():
+        raise ArgumentError(f"argument {name!r} is a masked array (np.ma) with masked elements: a kernel reads its "
+                            f"data and would ignore the mask; pass {name}.filled(value) or {name}.compressed()")
+    if isinstance(value, np.matrix):
+        raise ArgumentError(f"argument {name!r} is an np.matrix, whose rows stay 2-d and whose * is a matrix "
+                            f"product; pass np.asarray({name})")
 
 
 def _numpy_scalar_argument(name: str, value: np.generic) -> Argument:

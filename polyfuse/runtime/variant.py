@@ -26,6 +26,7 @@ import numpy as np
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
+from polyfuse.model.names import user_name
 from polyfuse.model.scop import (
     DATA_SIZES,
     SIZE_NAMESPACE,
@@ -91,7 +92,7 @@ class CompiledVariant:
             raise RunsInPython()
         self.check_overlap(values)
         for info in self.local_arrays:
-            env[info.name] = allocate(info, env)
+            env[info.name] = allocate(info, env, self.bounds.user_names)
         self.backend(env)
         if self.returns is None:
             return None
@@ -341,11 +342,13 @@ def view_of(base: np.ndarray, where: ViewGeometry) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(origin, where.shape, where.strides)
 
 
-def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
-    """The shape a kernel-local array has for this call."""
+def local_shape(info: ArrayInfo, env: dict[str, Any], names: dict[str, str] | None = None) -> tuple[int, ...]:
+    """The shape a kernel-local array has for this call (``names``: the user's names of the
+    frontend's, polyfuse.model.names, for the message)."""
     shape = tuple(evaluate_int(e, env) for e in info.shape)
     if any(extent < 0 for extent in shape):
-        raise ArgumentError(f"local array {info.name!r} would have negative shape {shape} for these arguments")
+        raise ArgumentError(f"local array {user_name(info.name, names or {})!r} would have negative shape {shape} "
+                            "for these arguments (NumPy raises ValueError: negative dimensions are not allowed)")
     return shape
 
 
@@ -386,9 +389,9 @@ def check_counts(counts: tuple[ElementCount, ...], env: dict[str, Any]) -> None:
                              f"({','.join(texts)}{',' if len(texts) == 1 else ''})")
 
 
-def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:
+def allocate(info: ArrayInfo, env: dict[str, Any], names: dict[str, str] | None = None) -> np.ndarray:
     """A kernel-local array (np.zeros or np.empty semantics) sized for this call."""
-    shape = local_shape(info, env)
+    shape = local_shape(info, env, names)
     make = np.zeros if info.zero_init or not shape else np.empty
     return make(shape, dtype=info.dtype)
 

@@ -299,7 +299,152 @@ def k_rebound_argument(x, out):
         out[i] = x.itemsize  # ERR
 
 
-# name -> (kernel, snippet at the caret, words the message must contain, args)
+# helpers (frontend/rewrite.py inlines them, their locals renamed helper_v): the message names the
+# helper and its local as the user wrote them, at the helper's line
+def float_index(a):
+    v = a[0]
+    return a[v]  # ERR
+
+
+def k_helper_local(x):
+    return float_index(x)
+
+
+def sized_buffer(a, m):
+    buf = np.zeros(m)  # ERR: m, the parameter, holds int(x[0]) (a local of the inlined helper)
+    return buf.sum() + a[0]
+
+
+def k_helper_parameter(x):
+    return sized_buffer(x, int(x[0]))
+
+
+def negative_buffer(a):
+    buf = np.zeros(-2)  # ERR
+    return buf.sum() + a[0]
+
+
+def k_helper_negative_constant(x):
+    return negative_buffer(x)
+
+
+# mistakes a numba/NumPy user makes (msg52): each refused at its line, in the user's words
+def k_walrus(n, A):
+    for i in range(n):
+        if (t := A[i]) > 0:  # ERR
+            A[i] = t
+
+
+def k_match(n, A):
+    match n:  # ERR
+        case 1:
+            A[0] = 1.0
+
+
+def k_del(n, A):
+    t = 1.0
+    del t  # ERR
+    A[0] = 2.0
+
+
+def k_dict_comprehension(n, A):
+    d = {i: A[i] for i in range(n)}  # ERR
+    A[0] = d[0]
+
+
+def k_set_comprehension(n, A):
+    s = {i for i in range(n)}  # ERR
+    A[0] = len(s)
+
+
+def k_random(n, A):
+    for i in range(n):
+        A[i] = np.random.rand()  # ERR
+
+
+def k_fft(n, A):
+    return np.fft.fft(A)  # ERR
+
+
+def k_eig(n, A):
+    return np.linalg.eig(A)  # ERR
+
+
+def k_isinstance(n, A):
+    if isinstance(n, int):  # ERR
+        A[0] = 1.0
+
+
+def k_append(n, A):
+    A.append(1.0)  # ERR: an AttributeError in Python
+
+
+def k_tolist(n, A):
+    return A.tolist()  # ERR
+
+
+def k_zero_step(n, A):
+    for i in range(0, n, 0):  # ERR: a ValueError in Python
+        A[i] = 1.0
+
+
+TABLE = np.arange(8.0)
+
+
+def k_global_array_write(n, A):
+    for i in range(n):
+        TABLE[i] = A[i]  # ERR
+
+
+def k_kwargs(n, A, **options):  # ERR
+    A[0] = 1.0
+
+
+async def k_async(n, A):  # ERR
+    A[0] = 1.0
+
+
+def k_yield_from(n, A):
+    yield from range(n)  # ERR
+
+
+def k_try_finally(n, A):
+    try:  # ERR
+        A[0] = 1.0
+    finally:
+        A[1] = 2.0
+
+
+def k_sorted(n, A):
+    xs = sorted([3, 1, 2])  # ERR
+    A[0] = xs[0]
+
+
+def k_input(n, A):
+    A[0] = float(input())  # ERR
+
+
+def k_assert_fstring(n, A):
+    assert n > 0, f"bad {n}"  # ERR
+    A[0] = 1.0
+
+
+def k_complex_into_float(n, A, Z):
+    for i in range(n):
+        A[i] = Z[i]  # ERR
+
+
+class Scaler:
+    def __init__(self) -> None:
+        self.s = 2.0
+
+    def fill(self, n, A):  # ERR
+        for i in range(n):
+            A[i] = self.s
+
+
+# name -> (kernel, snippet at the caret, words the message must contain, args); a kernel whose
+# error is in a helper is a pair (kernel, the helper whose line is marked)
 V = np.zeros(8)
 M = np.zeros((8, 8))
 CASES = {
@@ -346,6 +491,36 @@ CASES = {
     "renamed branch local (attribute)": (k_branch_local_attribute, "v.itemsize", ["attribute v.itemsize"], (V, V)),
     "split local": (k_split_local_unassigned, "return q", ["local 'q' may be read before"], (V, V)),
     "rebound argument": (k_rebound_argument, "x.itemsize", ["attribute x.itemsize"], (V, V)),
+    "helper local": ((k_helper_local, float_index), "v]", ["subscript 'v' is a float64", ", in float_index\n"], (V,)),
+    "helper parameter": ((k_helper_parameter, sized_buffer), "m)", ["np.zeros of extent 'm'", ", in sized_buffer\n"],
+                         (V,)),
+    "negative extent in a helper": ((k_helper_negative_constant, negative_buffer), "buf = np.zeros(-2)",
+                                    ["local array 'buf' has the negative extent -2", ", in negative_buffer\n",
+                                     "negative dimensions are not allowed"], (V,)),
+    "walrus": (k_walrus, "t := A[i]", ["assignment expression"], (4, V)),
+    "match": (k_match, "match n:", ["Match"], (1, V)),
+    "del": (k_del, "del t", ["del statement"], (4, V)),
+    "dict comprehension": (k_dict_comprehension, "{i: A[i]", ["dict comprehension"], (2, V)),
+    "set comprehension": (k_set_comprehension, "{i for", ["set comprehension"], (2, V)),
+    "random numbers": (k_random, "np.random.rand()", ["random numbers drawn inside the kernel"], (2, V)),
+    "np.fft": (k_fft, "np.fft.fft(A)", ["np.fft.fft() of an array is not supported"], (2, V)),
+    "np.linalg.eig": (k_eig, "np.linalg.eig(A)", ["np.linalg.eig() is not supported"], (2, M)),
+    "isinstance": (k_isinstance, "isinstance(n, int)", ["call to isinstance"], (2, V)),
+    "ndarray.append": (k_append, "A.append(1.0)", ["expression statement"], (2, V)),
+    "tolist": (k_tolist, "A.tolist()", ["A.tolist"], (2, V)),
+    "range step 0": (k_zero_step, "range(0, n, 0)", ["range() step must be a non-zero integer"], (2, V)),
+    "global array write": (k_global_array_write, "TABLE[i]", ["'TABLE' is a global NumPy array", "pass the array"],
+                           (2, V)),
+    "**kwargs": (k_kwargs, "def k_kwargs", ["**kwargs", "plain positional"], (2, V)),
+    "async def": (k_async, "async def", ["async def", "coroutine"], (2, V)),
+    "yield from": (k_yield_from, "yield from", ["generator function"], (2, V)),
+    "try/finally": (k_try_finally, "try:", ["try statement"], (2, V)),
+    "sorted": (k_sorted, "sorted([3, 1, 2])", ["call to sorted"], (2, V)),
+    "input": (k_input, "input()", ["call to input"], (2, V)),
+    "assert f-string": (k_assert_fstring, 'f"bad {n}"', ["assert with a message other than a string literal"], (1, V)),
+    "complex into float": (k_complex_into_float, "A[i] = Z[i]", ["storing a complex value into 'A'"],
+                           (2, V, np.ones(4, complex))),
+    "method": (Scaler().fill, "def fill", ["a method bound to an object of class Scaler", "would read self"], (2, V)),
 }
 
 #: names the frontend makes (polyfuse.model.names), which no message may show
@@ -353,6 +528,7 @@ INTERNAL_NAME = re.compile(r"__(version|kind|strong|next|return)|\b_?pf_\w|_poly
 
 
 def expected_location(fn, snippet: str) -> tuple[str, int, int, str]:
+    fn = fn[1] if isinstance(fn, tuple) else fn  # (the helper whose line is marked)
     lines, first = inspect.getsourcelines(fn)
     marked = [i for i, line in enumerate(lines) if "# ERR" in line]
     assert len(marked) == 1, fn.__name__
@@ -365,7 +541,7 @@ def expected_location(fn, snippet: str) -> tuple[str, int, int, str]:
 def test_unsupported_construct_location(case):
     fn, snippet, words, args = CASES[case]
     filename, line, col, code = expected_location(fn, snippet)
-    k = polyfuse.kernel(fn, target="python", verify=True)
+    k = polyfuse.kernel(fn[0] if isinstance(fn, tuple) else fn, target="python", verify=True)
     with pytest.raises(UnsupportedError) as info:
         k(*args)
     exc = info.value
@@ -577,6 +753,19 @@ BAD_CALLS = {
                         ["scale(): got an unexpected keyword argument 'C'"]),
     "missing": ((4, np.zeros(4)), {}, ArgumentError, ["scale(): missing a required argument: 'B'"]),
     "too many": ((4, np.zeros(4), np.zeros(4), 1), {}, ArgumentError, ["scale(): too many positional"]),
+    "object dtype": ((4, np.zeros(4, object), np.zeros(4)), {}, ArgumentError, ["argument 'A' has dtype object"]),
+    "str dtype": ((4, np.zeros(4, "U3"), np.zeros(4)), {}, ArgumentError, ["argument 'A' has dtype <U3"]),
+    "masked array": ((4, np.ma.masked_less(np.arange(4.0), 1.0), np.zeros(4)), {}, ArgumentError,
+                     ["'A' is a masked array (np.ma) with masked elements", "A.filled"]),
+    "np.matrix": ((4, np.matrix(np.zeros(4)), np.zeros(4)), {}, ArgumentError, ["'A' is an np.matrix"]),
+    "2-d for 1-d": ((4, np.zeros((4, 4)), np.zeros(4)), {}, UnsupportedError, ["a whole-array value of rank 1"]),
+    "same array twice": ((4, _BUFFER, _BUFFER), {}, ArgumentError, ["'A' and 'B' overlap"]),
+    "float bound": ((4.5, np.zeros(4), np.zeros(4)), {}, UnsupportedError, ["range() bound 'n' is a float64"]),
+    "int too large": ((2 ** 70, np.zeros(4), np.zeros(4)), {}, ArgumentError, ["'n'=1180591620717411303424 does not "
+                                                                               "fit in int64"]),
+    "string for an array": ((4, "abcd", np.zeros(4)), {}, UnsupportedError, ["subscript of 'abcd'"]),
+    "keyword twice": ((4, np.zeros(4), np.zeros(4)), {"A": np.zeros(4)}, ArgumentError,
+                      ["scale(): multiple values for argument 'A'"]),
 }
 
 
@@ -612,6 +801,78 @@ def test_errors_name_the_users_array_not_the_lowerings():
     with pytest.raises(IndexError) as error:
         kernel(np.array([0, 1]), 1)
     assert str(error.value) == str(numpy_error.value).replace(" with size", " of 'h' with size")
+
+
+def gathers(x, i, j):
+    u = np.unique(x)
+    nz = np.flatnonzero(x)
+    return u[i], nz[j]
+
+
+def test_gathers_of_counted_arrays_check_the_count_as_numpy():
+    """``u[idx]`` of an index array into np.unique's result (np.flatnonzero's): an index below
+    the buffer's length but at least the count raises NumPy's IndexError with the count, never
+    reads the buffer past it (the check per element: selection_loops._checked_gather)."""
+    kernel, x = polyfuse.kernel(gathers, target="python"), np.array([3.0, 1.0, 3.0, -2.0, 3.0, 0.0])
+    for i, j, raises in (([0, -1, 3], [4, -5], ""), ([4], [0], "u"), ([-5], [0], "u"), ([0], [5], "nz")):
+        i, j = np.array(i), np.array(j)
+        if not raises:
+            for got, want in zip(kernel(x, i, j), gathers(x, i, j)):
+                np.testing.assert_array_equal(got, want)
+            continue
+        with pytest.raises(IndexError) as python:
+            gathers(x, i, j)
+        with pytest.raises(IndexError) as info:
+            kernel(x, i, j)
+        assert str(info.value) == str(python.value).replace(" with size", f" of {raises!r} with size")
+
+
+def test_a_negative_extent_is_numpys_value_error_where_the_array_is_never_made():
+    """``np.zeros(n - 10).sum()`` of n = 3 is NumPy's ValueError, not the 0.0 of an empty sum:
+    the extent checked per call, named as the user wrote it (frontend.arrays nonnegative_extents)."""
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        k_extent_sum(V, 3)
+    kernel = polyfuse.kernel(k_extent_sum, target="python")
+    assert kernel(V, 12) == k_extent_sum(V, 12)
+    with pytest.raises(ArgumentError) as info:
+        kernel(V, 3)
+    line = inspect.getsourcelines(k_extent_sum)[1] + 1
+    assert isinstance(info.value, ValueError)
+    in_loop = polyfuse.kernel(k_extent_in_loop, target="python")
+    assert in_loop(V, 12) == k_extent_in_loop(V, 12)
+    with pytest.raises(ValueError, match="^negative dimensions are not allowed"):
+        in_loop(V, 3)
+    assert str(info.value) == (f"local array 'w' ({__file__}:{line}) would have a negative extent n - 10 for these "
+                               "arguments: NumPy raises ValueError: negative dimensions are not allowed")
+
+
+def k_extent_sum(x, n):
+    w = np.zeros(n - 10)
+    return w.sum() + x[0]
+
+
+def k_extent_in_loop(x, n):
+    s = 0.0
+    for i in range(2):
+        w = np.zeros(n - 10 + i)  # an extent of the loop's variable: checked where it runs
+        s += w.sum() + x[i]
+    return s
+
+
+def float_divmod(a, b):
+    return divmod(a, b)
+
+
+@pytest.mark.parametrize("a, b, target", [(7.0, 0.0, "python"), (7, 0.0, "python"), (7, 0, "python"),
+                                          (7.0, 0.0, "cpu")])
+def test_divmod_by_zero_says_what_python_says(a, b, target):
+    """divmod is ``(a // b, a % b)`` here (frontend.desugar): a float's ZeroDivisionError says
+    divmod's words ("float divmod()"), an int's is its ``//``'s, as Python's."""
+    with pytest.raises(ZeroDivisionError) as python:
+        float_divmod(a, b)
+    with pytest.raises(ZeroDivisionError) as info:
+        polyfuse.kernel(float_divmod, target=target)(a, b)
+    assert str(info.value).splitlines()[0] == str(python.value)
 
 
 def test_user_name_undoes_every_renaming():
