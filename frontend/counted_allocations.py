@@ -458,10 +458,11 @@ def empty_early_returns(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     then ``out[:0]`` is that array (dtype, shape, no values), and nothing else the kernel did on
     the early path is observable.  Each early return sets a flag (and leaves its loops) and every
     later statement runs under ``if not flag:``, as Python never reached it, but for the
-    allocations and constant bindings (``k = 0``: the count's start), which run on both paths:
-    they read no data, and the allocation's extent is the count's bound or its constant start.
-    Anything else (another early value, a different dtype, a return in a with or try statement,
-    a loop bound the guarded statements compute) is left as written."""
+    allocations and the bindings of constants and sizes (``k = 0``: the count's start; ``m = n -
+    1``), which run on both paths: they read no data and raise nothing, and the allocation's
+    extent is the count's bound or its constant start.  Anything else (another early value, a
+    different dtype or later extent, a return in a with or try statement, a counting loop's bound
+    that the guarded statements bind) is left as written: refused as before."""
     plan = _empty_returns_plan(rw, body)
     if plan is None:
         return body
@@ -479,7 +480,7 @@ def empty_early_returns(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     new = [*body[:first], _at(ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False)), body[first])]
     pending: list[ast.stmt] = []
     for k, stmt in enumerate(body[first:-1]):
-        if id(stmt) in allocated or _constant_binding(stmt):
+        if id(stmt) in allocated or _kept_binding(stmt):
             if pending:
                 new.append(guard(pending))
                 pending = []
@@ -522,6 +523,7 @@ def _empty_returns_plan(rw: Rewriter, body: list[ast.stmt]) -> tuple[list[str], 
     first = holding[0]
     facts = _Facts(body, rw.globals)
     calls: dict[str, ast.Call] = {}
+    counts: set[str] = set()
     for name in outs:
         if facts.counts.get(name, 0) != 1:
             return None
@@ -532,6 +534,7 @@ def _empty_returns_plan(rw: Rewriter, body: list[ast.stmt]) -> tuple[list[str], 
                 or _count_start(body[:at], found.count, facts) is None or not _plain_arguments(rw, found.call, body):
             return None
         calls[name] = found.call
+        counts.add(found.count)
     if not all(_flaggable(s) for s in body[first:-1]):
         return None
     for stmt in body[first:-1]:
@@ -542,17 +545,20 @@ def _empty_returns_plan(rw: Rewriter, body: list[ast.stmt]) -> tuple[list[str], 
                 if (tuple_form != isinstance(value, ast.Tuple) or len(empties) != len(outs)
                         or not all(_empty_like(rw, e, calls[n]) for e, n in zip(empties, outs))):
                     return None
-    # the guarded statements before the last allocation bind no name a loop there reads in its
-    # bound (the count's bound is evaluated at the allocation, on both paths)
+    # the guarded statements before the last allocation bind no name that a loop holding an
+    # increment of a count reads in its head (the count's bound, evaluated at the allocation, on
+    # both paths, reads those heads)
     cut = max(k for k, s in enumerate(body) if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
               and s.targets[0].id in outs)
-    guarded = [s for s in body[first:cut] if not _constant_binding(s)]
+    guarded = [s for s in body[first:cut] if not _kept_binding(s)]
     targets = {n.id for s in guarded for loop in walk(s) if isinstance(loop, ast.For)
                for n in walk(loop.target) if isinstance(n, ast.Name)}
     stored = {n.id for s in guarded for n in walk(s) if isinstance(n, ast.Name)
               and not isinstance(n.ctx, ast.Load)} - targets
-    heads = {n.id for s in guarded for loop in walk(s) if isinstance(loop, (ast.For, ast.While))
-             for n in walk(loop.iter if isinstance(loop, ast.For) else loop.test) if isinstance(n, ast.Name)}
+    counting = [loop for s in guarded for loop in walk(s) if isinstance(loop, (ast.For, ast.While))
+                and any(_increment(n, c) is not None for n in walk(loop) for c in counts)]
+    heads = {n.id for loop in counting for n in walk(loop.iter if isinstance(loop, ast.For) else loop.test)
+             if isinstance(n, ast.Name)}
     if heads & stored:
         return None
     return outs, first
@@ -597,10 +603,35 @@ def _empty_like(rw: Rewriter, value: ast.expr | None, call: ast.Call) -> bool:
     return len(value.args) <= 2 and all(k.arg == "dtype" for k in value.keywords) and dtype(value) == dtype(call)
 
 
-def _constant_binding(stmt: ast.stmt) -> bool:
-    """``name = c`` of a number constant: no data read, nothing observable but the name."""
-    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-        and isinstance(stmt.value, ast.Constant) and type(stmt.value.value) in (int, float, bool)
+def _kept_binding(stmt: ast.stmt) -> bool:
+    """``name = e`` of a number constant (a count's start) or of sizes (``m = x.shape[0] - 1``:
+    constants, names, ``a.shape[c]``, ``len(a)``, ``+``, ``-``, ``*``, ``min``, ``max``, ``abs``):
+    nothing observable but the name, and nothing that raises (no division), so it runs on the
+    early path too, where the count's bound may read it."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    for n in walk(stmt.value):
+        if isinstance(n, ast.Constant):
+            if type(n.value) not in (int, float, bool):
+                return False
+        elif isinstance(n, ast.BinOp):
+            if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+                return False
+        elif isinstance(n, ast.Subscript):
+            if not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"
+                    and isinstance(n.value.value, ast.Name) and isinstance(n.slice, ast.Constant)):
+                return False
+        elif isinstance(n, ast.Call):
+            if not (isinstance(n.func, ast.Name) and n.func.id in ("len", "min", "max", "abs") and not n.keywords
+                    and all(isinstance(a, (ast.Name, ast.Constant, ast.BinOp, ast.Subscript, ast.Call, ast.UnaryOp))
+                            for a in n.args)):
+                return False
+        elif not isinstance(n, (ast.Name, ast.Attribute, ast.UnaryOp, ast.USub, ast.UAdd, ast.operator,
+                                ast.expr_context)):
+            return False
+        if isinstance(n, ast.Attribute) and n.attr != "shape":
+            return False
+    return True
 
 
 def _flaggable(stmt: ast.stmt) -> bool:
