@@ -170,13 +170,14 @@ def summed_loop(x, t):
 def above_or_empty(x, t):
     if x.shape[0] < 2:
         return np.zeros(0, dtype=x.dtype)
+    n = x.shape[0]  # (a size bound after the early return: bound on both paths)
     k = 0
-    for i in range(x.shape[0]):
+    for i in range(n):
         if x[i] > t:
             k += 1
     out = np.empty(k, dtype=x.dtype)
     j = 0
-    for i in range(x.shape[0]):
+    for i in range(n):
         if x[i] > t:
             out[j] = x[i]
             j += 1
