@@ -551,12 +551,12 @@ def _empty_returns_plan(rw: Rewriter, body: list[ast.stmt]) -> tuple[list[str], 
     cut = max(k for k, s in enumerate(body) if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
               and s.targets[0].id in outs)
     guarded = [s for s in body[first:cut] if not _kept_binding(s)]
-    targets = {n.id for s in guarded for loop in walk(s) if isinstance(loop, ast.For)
+    counting = [loop for s in guarded for loop in walk(s) if isinstance(loop, (ast.For, ast.While))
+                and any(_increment(n, c) is not None for n in walk(loop) for c in counts)]
+    targets = {n.id for loop in counting if isinstance(loop, ast.For)  # (for j in range(i) inside for i)
                for n in walk(loop.target) if isinstance(n, ast.Name)}
     stored = {n.id for s in guarded for n in walk(s) if isinstance(n, ast.Name)
               and not isinstance(n.ctx, ast.Load)} - targets
-    counting = [loop for s in guarded for loop in walk(s) if isinstance(loop, (ast.For, ast.While))
-                and any(_increment(n, c) is not None for n in walk(loop) for c in counts)]
     heads = {n.id for loop in counting for n in walk(loop.iter if isinstance(loop, ast.For) else loop.test)
              if isinstance(n, ast.Name)}
     if heads & stored:
