@@ -53,6 +53,7 @@ from polyfuse.errors import UnsupportedError
 
 from . import selection_loops
 from .checker import module_of
+from .early_return import _at, _has_return
 from .growing_lists import _List, _ListRewrite
 from .selection_loops import _checked_index, _counter_over_count, _Facts, _prefix_reduced, _unique_reduced
 from .source import walk
@@ -432,3 +433,246 @@ class _Rewrite(ast.NodeTransformer):
         if f.rank == 1 and _unique_reduced(node, f.name):
             return _prefix_reduced(rw, node, f.name, f.count)
         return super().generic_visit(node)
+
+
+def empty_early_returns(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """The kernel's ``body`` with its early returns of empty arrays made returns of empty
+    prefixes of the arrays its final return gives back (before ``early_return.single_exit``)::
+
+        if n == 0:                                 _pf_empty = False
+            return np.zeros(0, np.int64)           if n == 0:
+        k = 0                                          _pf_empty = True
+        for i in range(n): ... k += 1        ->    k = 0
+        out = np.empty(k, np.int64)                if not _pf_empty:
+        ... fill ...                                   for i in range(n): ... k += 1
+        return out                                 out = np.empty(k, np.int64)
+                                                   if not _pf_empty: ... fill ...; stop = len(out)
+                                                   return out[:stop]                (stop = 0 before)
+
+    The early path returned a new array of length 0, the final one ``out``, allocated with a
+    counted length (this module's ``counted_allocations``, which later allocates it with the
+    count's bound from the sizes and reads its first ``k`` rows).  Legal where every return but
+    the final one gives such empty arrays (a tuple display, one per item of the final return's
+    tuple of names), each with the same allocator arguments as its item's allocation but the
+    first extent (the same dtype expression, reading no local; the same constant later extents):
+    then ``out[:0]`` is that array (dtype, shape, no values), and nothing else the kernel did on
+    the early path is observable.  Each early return sets a flag (and leaves its loops) and every
+    later statement runs under ``if not flag:``, as Python never reached it, but for the
+    allocations and the bindings of constants and sizes (``k = 0``: the count's start; ``m = n -
+    1``), which run on both paths: they read no data and raise nothing, and the allocation's
+    extent is the count's bound or its constant start.  Anything else (another early value, a
+    different dtype or later extent, a return in a with or try statement, a counting loop's bound
+    that the guarded statements bind) is left as written: refused as before."""
+    plan = _empty_returns_plan(rw, body)
+    if plan is None:
+        return body
+    outs, first = plan
+    flag = rw.fresh("_pf_empty")
+    last = body[-1]
+    assert isinstance(last, ast.Return)
+    allocated = {id(s) for s in body if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
+                 and s.targets[0].id in outs}
+
+    def guard(stmts: list[ast.stmt]) -> ast.stmt:
+        test = ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load()))
+        return _at(ast.If(test, stmts, []), stmts[0])
+
+    new = [*body[:first], _at(ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False)), body[first])]
+    pending: list[ast.stmt] = []
+    for k, stmt in enumerate(body[first:-1]):
+        if id(stmt) in allocated or _kept_binding(stmt):
+            if pending:
+                new.append(guard(pending))
+                pending = []
+            new.append(stmt)
+            continue
+        flagged = _flagged([stmt], flag, False)
+        if k == 0:
+            new += flagged
+        else:
+            pending += flagged
+    stops = [rw.fresh(f"{name}__stop") for name in outs]
+    new += [_at(ast.Assign([ast.Name(s, ast.Store())], ast.Constant(0)), last) for s in stops]
+    pending += [_at(ast.Assign([ast.Name(s, ast.Store())], ast.Call(ast.Name("len", ast.Load()),
+                                                                      [ast.Name(name, ast.Load())], [])), last)
+                for s, name in zip(stops, outs)]
+    new.append(guard(pending))
+    items = [_at(ast.Subscript(ast.Name(name, ast.Load()), ast.Slice(None, ast.Name(s, ast.Load()), None),
+                               ast.Load()), last.value) for s, name in zip(stops, outs)]  # type: ignore[arg-type]
+    value = items[0] if isinstance(last.value, ast.Name) else _at(ast.Tuple(items, ast.Load()), last.value)  # type: ignore[arg-type]
+    new.append(_at(ast.Return(value), last))
+    return new
+
+
+def _empty_returns_plan(rw: Rewriter, body: list[ast.stmt]) -> tuple[list[str], int] | None:
+    """(the names the final return gives back, the position of the first top-level statement
+    holding an early return) where ``empty_early_returns`` applies; None elsewhere."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Return) or last.value is None:
+        return None
+    tuple_form = isinstance(last.value, ast.Tuple)
+    items = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]
+    if not items or not all(isinstance(e, ast.Name) for e in items):
+        return None
+    outs = [e.id for e in items if isinstance(e, ast.Name)]
+    if len(set(outs)) != len(outs) or set(outs) & rw.args:
+        return None
+    holding = [k for k, s in enumerate(body[:-1]) if _has_return(s)]
+    if not holding:
+        return None
+    first = holding[0]
+    facts = _Facts(body, rw.globals)
+    calls: dict[str, ast.Call] = {}
+    counts: set[str] = set()
+    for name in outs:
+        if facts.counts.get(name, 0) != 1:
+            return None
+        at = next((k for k, s in enumerate(body) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                   and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name), None)
+        found = _allocation(rw, body[at], at) if at is not None and at > holding[-1] else None
+        if found is None or getattr(found.call.func, "attr", "") == "full" \
+                or _count_start(body[:at], found.count, facts) is None or not _plain_arguments(rw, found.call, body):
+            return None
+        calls[name] = found.call
+        counts.add(found.count)
+    if not all(_flaggable(s) for s in body[first:-1]):
+        return None
+    for stmt in body[first:-1]:
+        for node in walk(stmt):
+            if isinstance(node, ast.Return):
+                value = node.value
+                empties = value.elts if tuple_form and isinstance(value, ast.Tuple) else [value]
+                if (tuple_form != isinstance(value, ast.Tuple) or len(empties) != len(outs)
+                        or not all(_empty_like(rw, e, calls[n]) for e, n in zip(empties, outs))):
+                    return None
+    # the guarded statements before the last allocation bind no name that a loop holding an
+    # increment of a count reads in its head (the count's bound, evaluated at the allocation, on
+    # both paths, reads those heads)
+    cut = max(k for k, s in enumerate(body) if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
+              and s.targets[0].id in outs)
+    guarded = [s for s in body[first:cut] if not _kept_binding(s)]
+    counting = [loop for s in guarded for loop in walk(s) if isinstance(loop, (ast.For, ast.While))
+                and any(_increment(n, c) is not None for n in walk(loop) for c in counts)]
+    targets = {n.id for loop in counting if isinstance(loop, ast.For)  # (for j in range(i) inside for i)
+               for n in walk(loop.target) if isinstance(n, ast.Name)}
+    stored = {n.id for s in guarded for n in walk(s) if isinstance(n, ast.Name)
+              and not isinstance(n.ctx, ast.Load)} - targets
+    heads = {n.id for loop in counting for n in walk(loop.iter if isinstance(loop, ast.For) else loop.test)
+             if isinstance(n, ast.Name)}
+    if heads & stored:
+        return None
+    return outs, first
+
+
+def _plain_arguments(rw: Rewriter, call: ast.Call, body: list[ast.stmt]) -> bool:
+    """Whether ``call``'s arguments past the extent are ``dtype`` (positional or keyword) reading
+    numpy, builtin types, constants and arguments the body never binds: the same value wherever
+    the call runs."""
+    if len(call.args) > 2 or any(k.arg != "dtype" for k in call.keywords):
+        return False
+    bound = {n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for part in [*call.args[1:], *(k.value for k in call.keywords)]:
+        for n in walk(part):
+            if isinstance(n, (ast.Call, ast.Subscript)):
+                return False
+            if isinstance(n, ast.Name) and not (module_of(n, rw.globals) == "np" or n.id in
+                                                ("float", "int", "bool", "complex")
+                                                or (n.id in rw.args and n.id not in bound)):
+                return False
+    return True
+
+
+def _empty_like(rw: Rewriter, value: ast.expr | None, call: ast.Call) -> bool:
+    """Whether ``value`` is ``np.zeros/empty/ones(0, ...)`` with ``call``'s arguments but a first
+    extent of 0 (``(0, c)`` beside ``(k, c)``, c a constant): ``out[:0]`` of ``call``'s array."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("zeros", "empty", "ones") and module_of(value.func.value, rw.globals) == "np"
+            and value.args):
+        return False
+    extent, other = value.args[0], call.args[0]
+    firsts = (extent.elts[:1], extent.elts[1:]) if isinstance(extent, ast.Tuple) else ([extent], [])
+    rest = other.elts[1:] if isinstance(other, ast.Tuple) else []
+    if not (len(firsts[0]) == 1 and isinstance(firsts[0][0], ast.Constant) and firsts[0][0].value == 0
+            and type(firsts[0][0].value) is int and len(firsts[1]) == len(rest)
+            and all(isinstance(a, ast.Constant) and ast.dump(a) == ast.dump(b) for a, b in zip(firsts[1], rest))):
+        return False
+
+    def dtype(c: ast.Call) -> str | None:
+        given = [k.value for k in c.keywords if k.arg == "dtype"] + list(c.args[1:2])
+        return ast.dump(given[0]) if given else None
+    return len(value.args) <= 2 and all(k.arg == "dtype" for k in value.keywords) and dtype(value) == dtype(call)
+
+
+def _kept_binding(stmt: ast.stmt) -> bool:
+    """``name = e`` of a number constant (a count's start) or of sizes (``m = x.shape[0] - 1``:
+    constants, names, ``a.shape[c]``, ``len(a)``, ``+``, ``-``, ``*``, ``min``, ``max``, ``abs``):
+    nothing observable but the name, and nothing that raises (no division), so it runs on the
+    early path too, where the count's bound may read it."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    for n in walk(stmt.value):
+        if isinstance(n, ast.Constant):
+            if type(n.value) not in (int, float, bool):
+                return False
+        elif isinstance(n, ast.BinOp):
+            if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+                return False
+        elif isinstance(n, ast.Subscript):
+            if not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"
+                    and isinstance(n.value.value, ast.Name) and isinstance(n.slice, ast.Constant)):
+                return False
+        elif isinstance(n, ast.Call):
+            if not (isinstance(n.func, ast.Name) and n.func.id in ("len", "min", "max", "abs") and not n.keywords
+                    and all(isinstance(a, (ast.Name, ast.Constant, ast.BinOp, ast.Subscript, ast.Call, ast.UnaryOp))
+                            for a in n.args)):
+                return False
+        elif not isinstance(n, (ast.Name, ast.Attribute, ast.UnaryOp, ast.USub, ast.UAdd, ast.operator,
+                                ast.expr_context)):
+            return False
+        if isinstance(n, ast.Attribute) and n.attr != "shape":
+            return False
+    return True
+
+
+def _flaggable(stmt: ast.stmt) -> bool:
+    """Whether every return in ``stmt`` stands in blocks of ``if``, ``for`` and ``while``
+    statements alone (``_flagged``'s)."""
+    if isinstance(stmt, ast.Return) or not _has_return(stmt):
+        return True
+    if not isinstance(stmt, (ast.If, ast.For, ast.While)):
+        return False
+    return all(_flaggable(s) for s in stmt.body + stmt.orelse)
+
+
+def _flagged(stmts: list[ast.stmt], flag: str, in_loop: bool) -> list[ast.stmt]:
+    """``stmts`` with each return made ``flag = True`` (and a ``break`` inside a loop, out of
+    the enclosing loops too) and the rest of a block after a statement that may return run under
+    ``if not flag:``."""
+    out: list[ast.stmt] = []
+    for k, stmt in enumerate(stmts):
+        if not _has_return(stmt):
+            out.append(stmt)
+            continue
+        if isinstance(stmt, ast.Return):
+            out.append(_at(ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True)), stmt))
+            if in_loop:
+                out.append(_at(ast.Break(), stmt))
+            return out  # nothing after a return runs
+        if isinstance(stmt, (ast.For, ast.While)):
+            stmt.body = _flagged(stmt.body, flag, True) or [_at(ast.Pass(), stmt)]
+            stmt.orelse = _flagged(stmt.orelse, flag, in_loop)
+            out.append(stmt)
+            if in_loop:  # a return from the inner loop leaves this one too
+                out.append(_at(ast.If(ast.Name(flag, ast.Load()), [_at(ast.Break(), stmt)], []), stmt))
+        elif isinstance(stmt, ast.If):
+            stmt.body = _flagged(stmt.body, flag, in_loop) or [_at(ast.Pass(), stmt)]
+            stmt.orelse = _flagged(stmt.orelse, flag, in_loop)
+            out.append(stmt)
+        else:  # (with, try: left as written by _empty_returns_plan)
+            raise AssertionError(f"a return in {type(stmt).__name__}")
+        rest = _flagged(stmts[k + 1:], flag, in_loop)
+        if rest:
+            test = _at(ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load())), stmt)
+            out.append(_at(ast.If(test, rest, []), stmt))
+        return out
+    return out

@@ -61,7 +61,7 @@ from .branch_locals import separate_branch_locals
 from .call_sizes import written_arguments
 from .checker import is_allocation
 from .comprehension_hoist import hoist_comprehension_arrays
-from .counted_allocations import counted_allocations
+from .counted_allocations import counted_allocations, empty_early_returns
 from .data_sized import lengths
 from .desugar import (
     BuiltinHelpers,
@@ -127,6 +127,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # for i ...: break; return i
                             lambda check: rw.source.raises.add(location_key(check)))
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
+    tree.body = empty_early_returns(rw, tree.body)  # if n == 0: return np.zeros(0) before k = 0 ... np.empty(k)
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
     tree.body = Constants(rw, globals_, function_locals(tree)).block(tree.body)

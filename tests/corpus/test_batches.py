@@ -39,10 +39,9 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
-# inlined), and an early return of an empty array before a count-then-allocate buffer (fe41)
-# fe43: a recursive helper (gcd); an early return of an empty array before a count-then-allocate
-# buffer (early_exit_negative_then_count in a loop; rms_windows under a size test, its count a
-# floor division by an argument); an allocation whose extent is an element of the data (verlet_neighbor_list's
+# inlined)
+# fe43: a recursive helper (gcd); an early return of an empty array before a buffer whose extent
+# is a floor division by an argument (rms_windows); an allocation whose extent is an element of the data (verlet_neighbor_list's
 # ``np.empty(start[n])``, rle_decode_u8's sum of the counts)
 # fe45: an allocation whose extent reads the data (base64_decode's padding count), a count-then-
 # allocate whose count grows in a ``while True`` loop (leb128_encode), and u[i - 1] at i = 0 (a
@@ -51,11 +50,13 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # fe50: an early return of np.zeros(0) beside a count bound after it by a floor division by an
 # argument (zero_crossing_rate_frames), np.cumsum of np.unique's counts (ecdf_unique_np)
 # fe52: a local array bound again in a loop to a new array of another extent (trinomial_euro_call's
-# v = nv of np.empty(2 * i + 1)), an early return of empty arrays before a count-then-allocate pair
-# (rle_encode_pairs, as fe41's), a list of arrays joined by np.hstack (poly_features_deg2_np)
-REFUSED = {"trinomial_euro_call", "rle_encode_pairs", "poly_features_deg2_np",
+# v = nv of np.empty(2 * i + 1)), a list of arrays joined by np.hstack (poly_features_deg2_np)
+# er52: early returns of empty arrays before a count-then-allocate buffer match now (fe41's
+# early_return_then_count, fe43's early_exit_negative_then_count, fe52's rle_encode_pairs:
+# counted_allocations.empty_early_returns)
+REFUSED = {"trinomial_euro_call", "poly_features_deg2_np",
            "zero_crossing_rate_frames", "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
-           "early_return_then_count", "gcd_recursive_helper", "early_exit_negative_then_count", "rms_windows",
+           "gcd_recursive_helper", "rms_windows",
            "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode"}
 
 

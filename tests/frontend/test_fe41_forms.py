@@ -89,33 +89,6 @@ def kept_copy(x):
 rotate_three_buffers = corpus_kernel("batch_fe41", "rotate_three_buffers")
 
 
-RNG = np.random.default_rng(41)
-CASES = [(first_run_filled, (np.array([1, 1, 0, 1]), 2)), (first_run_filled, (np.array([2, 1]), 2)),
-         (pop_all, (RNG.random(5),)),
-         (computed_extents, (RNG.random(6), 2, 3)), (computed_extents, (RNG.random(6), 0, 6)),
-         (windows_or_empty, (RNG.random(5), 2)), (windows_or_empty, (RNG.random(5), 7)),
-         (pairs_or_empty, (RNG.random(5), 2)), (pairs_or_empty, (RNG.random(3), 5)),
-         (kept_copy, (RNG.random(6),)), (kept_copy, (np.zeros(0),)),
-         (rotate_three_buffers, (RNG.random(4), 2))]
-# the fixes' cpu check (the python target checks the rest, as the lowering is the same)
-ON_CPU = {pop_all, windows_or_empty, computed_extents}
-
-
-@pytest.mark.parametrize("fn, args", CASES, ids=lambda v: getattr(v, "__name__", ""))
-def test_fe41_forms_match_python(fn, args):
-    for target in ("python", "cpu") if fn in ON_CPU else ("python",):
-        got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
-            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
-            np.testing.assert_allclose(g, w, rtol=1e-12)
-
-
-def test_a_negative_power_of_a_size_is_refused_at_the_call():
-    with pytest.raises(polyfuse.ArgumentError, match=r"4 \*\* k is 0.25"):
-        polyfuse.kernel(computed_extents, target="python")(RNG.random(6), -1, 3)
-
-
 def counted_after_early_return(x):
     if x.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
@@ -133,8 +106,8 @@ def counted_after_early_return(x):
 
 
 def counted_pair_after_early_return(x):
-    """The tuple form (fe52's rle_encode_pairs): the same refusal at the final return, not an
-    if-condition '0 == k' of a merged extent placed at the def line."""
+    """The tuple form (fe52's rle_encode_pairs): empty prefixes of both buffers on the early path
+    (counted_allocations.empty_early_returns, er52; refused before)."""
     if x.shape[0] == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     k = 0
@@ -150,6 +123,35 @@ def counted_pair_after_early_return(x):
             vals[p] = x[i]
             p += 1
     return out, vals
+
+
+RNG = np.random.default_rng(41)
+CASES = [(first_run_filled, (np.array([1, 1, 0, 1]), 2)), (first_run_filled, (np.array([2, 1]), 2)),
+         (pop_all, (RNG.random(5),)),
+         (computed_extents, (RNG.random(6), 2, 3)), (computed_extents, (RNG.random(6), 0, 6)),
+         (windows_or_empty, (RNG.random(5), 2)), (windows_or_empty, (RNG.random(5), 7)),
+         (pairs_or_empty, (RNG.random(5), 2)), (pairs_or_empty, (RNG.random(3), 5)),
+         (kept_copy, (RNG.random(6),)), (kept_copy, (np.zeros(0),)),
+         (rotate_three_buffers, (RNG.random(4), 2)),
+         (counted_after_early_return, (RNG.random(4),)), (counted_after_early_return, (np.zeros(0),)),
+         (counted_pair_after_early_return, (RNG.random(4),)), (counted_pair_after_early_return, (np.zeros(0),))]
+# the fixes' cpu check (the python target checks the rest, as the lowering is the same)
+ON_CPU = {pop_all, windows_or_empty, computed_extents}
+
+
+@pytest.mark.parametrize("fn, args", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_fe41_forms_match_python(fn, args):
+    for target in ("python", "cpu") if fn in ON_CPU else ("python",):
+        got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_a_negative_power_of_a_size_is_refused_at_the_call():
+    with pytest.raises(polyfuse.ArgumentError, match=r"4 \*\* k is 0.25"):
+        polyfuse.kernel(computed_extents, target="python")(RNG.random(6), -1, 3)
 
 
 def counted_and_count_after_early_return(x):
@@ -185,8 +187,6 @@ def fib_table(n):
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (counted_after_early_return, (RNG.random(4),), "known only as the kernel runs (a count); return one array"),
-    (counted_pair_after_early_return, (RNG.random(4),), "extents '0' and 'k' differ, one known only as the kernel"),
     (counted_and_count_after_early_return, (RNG.random(4),), "extents '0' and 'returned item 1' differ"),
     (argument_prefix_copy, (RNG.random(4),), "slice bound 'k' may be negative"),
     (fib_table, (4,), "cannot recurse: write it as a loop"),
