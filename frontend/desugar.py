@@ -1028,12 +1028,19 @@ class BuiltinHelpers(ast.NodeTransformer):
 
     @staticmethod
     def _reduced_rank(rank: int | None, attr: str, node: ast.Call, position: int) -> int | None:
-        """The rank of a reduction's value (``axis=`` one integer or none, no other options)."""
-        if attr not in _FULL_REDUCTIONS or rank is None or {kw.arg for kw in node.keywords} - {"axis"} \
+        """The rank of a reduction's value (``axis=`` one integer or none, ``keepdims=`` a constant,
+        ``ddof=`` of std and var; no other options): ``keepdims=True`` keeps the rank."""
+        allowed = {"axis", "keepdims", "ddof"} if attr in ("std", "var") else {"axis", "keepdims"}
+        if attr not in _FULL_REDUCTIONS or rank is None or {kw.arg for kw in node.keywords} - allowed \
                 or len(node.args) > position + 1:
             return None
         axis = _axis(_keyword(node, "axis", position, None) or ast.Constant(None))
-        return 0 if axis is None else rank - 1 if type(axis) is int and rank >= 1 else None
+        keep = _constant(next((kw.value for kw in node.keywords if kw.arg == "keepdims"), None))
+        if keep not in (None, False, True) or axis is ... or type(axis) is int and not -rank <= axis < rank:
+            return None
+        if keep:
+            return rank
+        return 0 if axis is None else rank - 1 if rank >= 1 else None
 
     def _value_rank(self, node: ast.expr) -> int | None:
         """The rank (0 or 1) of a value bound to a local, where told without the lowering."""
