@@ -1,4 +1,5 @@
-"""np52's forms (tests/corpus/batch_np52.py's refusals, made general): the rank of a reduction with
+"""np52's forms (tests/corpus/batch_np52.py's refusals, made general): np.gradient(f, x) of 1-d
+coordinates; the rank of a reduction with
 ``keepdims=True`` (and ``ddof=`` of std/var) told before lowering, so np.take_along_axis of a
 log-softmax lowers; np.bincount of an argument that a ufunc.at loop reads element by element (a
 binding ``e = x[i]``: a view only of a 2-d ``x``, and unwritten either way); each kernel (python
@@ -33,13 +34,13 @@ def counts_through_written_view(x):
     return np.bincount(x)
 
 
-@pytest.mark.parametrize("n", [1, 5])
-def test_take_along_axis_of_keepdims_reductions(n):
-    rng = np.random.default_rng(n)
+def test_take_along_axis_of_keepdims_reductions():
+    rng = np.random.default_rng(5)
     k = polyfuse.kernel(xent_keepdims, target="python")
-    args = (rng.standard_normal((n, 4)), rng.integers(0, 4, n))
-    with np.errstate(all="ignore"):  # (std with ddof=1 of one row: nan, as NumPy's)
-        assert_same_result(xent_keepdims(*args), k(*args))
+    for n in (1, 5):
+        args = (rng.standard_normal((n, 4)), rng.integers(0, 4, n))
+        with np.errstate(all="ignore"):  # (std with ddof=1 of one row: nan, as NumPy's)
+            assert_same_result(xent_keepdims(*args), k(*args))
 
 
 def test_bincount_of_indices_a_ufunc_at_reads():
@@ -51,3 +52,17 @@ def test_bincount_of_indices_a_ufunc_at_reads():
 def test_bincount_through_a_written_view_stays_refused():
     with pytest.raises(UnsupportedError, match="bincount"):
         polyfuse.kernel(counts_through_written_view, target="python")(np.array([0, 1, 2]))
+
+
+def gradients_on_coordinates(y, x, F):
+    return np.gradient(y, x), np.gradient(F, x, axis=0, edge_order=2)
+
+
+def test_gradient_of_coordinates_is_numpys():
+    """np.gradient(f, x): NumPy's uneven-spacing formulas, or its uniform ones where every np.diff(x)
+    equals the first (the same bits either way); the result in f's float dtype."""
+    rng = np.random.default_rng(7)
+    k = polyfuse.kernel(gradients_on_coordinates, target="python")
+    for x in (np.cumsum(rng.random(5) + 0.1), np.linspace(0.0, 1.0, 3)):
+        args = (rng.standard_normal(x.shape[0]).astype(np.float32), x, rng.standard_normal((x.shape[0], 2)))
+        assert_same_result(gradients_on_coordinates(*args), k(*args))
