@@ -26,6 +26,7 @@ import copy
 import numpy as np
 
 from .arrays import NP_NAME, UNKNOWN, Lowering, View, _bool_const, const
+from .desugar import SHARED_SPACING
 from .source import walk
 from .types import VType
 
@@ -194,11 +195,13 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     as NumPy does)."""
     if not node.args:
         raise lw.error(node, "np.gradient() needs an array", "np.gradient")
-    order = 1
+    order, shared = 1, False
     for kw in node.keywords:
         if kw.arg == "edge_order" and isinstance(kw.value, ast.Constant) and kw.value.value in (1, 2) \
                 and type(kw.value.value) is int:
             order = kw.value.value
+        elif kw.arg == SHARED_SPACING:
+            shared = True
         elif kw.arg != "axis":
             raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported"
                            + (" (only the constant 1 or 2)" if kw.arg == "edge_order" else ""), "np.gradient")
@@ -209,6 +212,9 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
         raise lw.error(node, "np.gradient() with more than one spacing", "np.gradient")
     h = node.args[1] if len(node.args) == 2 else ast.Constant(1.0)
     coords = h if lw.value(h).rank else None
+    if coords is not None and shared:
+        raise lw.error(h, "np.gradient(f, x) of a multi-dimensional f with one array of coordinates (NumPy's "
+                       "TypeError: a scalar spacing, or one spacing per axis)", "np.gradient")
     axes = [kw.value for kw in node.keywords if kw.arg == "axis"]
     axis = _axis_value(axes[0]) if axes else (0 if f.rank == 1 else None)
     if axis is None or not -f.rank <= axis < f.rank:

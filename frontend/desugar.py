@@ -1076,6 +1076,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
 
 
+#: the keyword numba_idioms marks np.gradient(f, h, axis=k) with when one ``h`` came for every axis of
+#: ``gy, gx = np.gradient(f, h)`` (a scalar in NumPy; the lowering refuses coordinates there)
+SHARED_SPACING = "pf_shared_spacing"
 _FULL_REDUCTIONS = frozenset(("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp", "amax", "amin"))
 _NONE_AXIS = ("median", "nanmedian", "quantile", "percentile")  # the calls whose axis defaults to None
 #: NumPy functions of a sorted order (frontend/builtin_helpers.py) -> their parameters

@@ -66,3 +66,13 @@ def test_gradient_of_coordinates_is_numpys():
     for x in (np.cumsum(rng.random(5) + 0.1), np.linspace(0.0, 1.0, 3)):
         args = (rng.standard_normal(x.shape[0]).astype(np.float32), x, rng.standard_normal((x.shape[0], 2)))
         assert_same_result(gradients_on_coordinates(*args), k(*args))
+
+
+def shared_coordinates(F, x):
+    gy, gx = np.gradient(F, x)  # NumPy's TypeError: one array of coordinates for two axes
+    return gy + gx
+
+
+def test_one_array_of_coordinates_for_every_axis_is_refused():
+    with pytest.raises(UnsupportedError, match="one array of coordinates"):
+        polyfuse.kernel(shared_coordinates, target="python")(np.ones((3, 3)), np.arange(3.0))
