@@ -600,11 +600,15 @@ class BuiltinHelpers(ast.NodeTransformer):
         a, indices = (given or {}).get("array"), (given or {}).get("indices")
         index_name = indices.id if isinstance(indices, ast.Name) else ""
         array_dtype = self.rw.dtypes.get(a.id, "") if isinstance(a, ast.Name) else ""
-        if ufunc not in ops or indices is None or self.rw.ranks.get(getattr(a, "id", "")) != 1 \
-                or array_dtype in ("", "unknown") or array_dtype.startswith("complex") \
-                or not self.rw.dtypes.get(index_name, "").startswith(("int", "uint")) \
-                or self.rw.ranks.get(index_name) != 1:
-            raise self.rw.error(node, f"np.{ufunc}.reduceat() here is not supported; polyfuse supports "
+        bad_array = self.rw.ranks.get(getattr(a, "id", "")) != 1 or array_dtype in ("", "unknown") \
+            or array_dtype.startswith("complex")
+        bad_indices = not self.rw.dtypes.get(index_name, "").startswith(("int", "uint")) \
+            or self.rw.ranks.get(index_name) != 1
+        if ufunc not in ops or a is None or indices is None or bad_array or bad_indices:
+            why = [f"{ast.unparse(a)} is not a 1-d real or bool array argument" if a is not None and bad_array
+                   else "", f"{ast.unparse(indices)} is not a 1-d integer array argument" if indices is not None and bad_indices else ""]
+            because = f" ({'; '.join(w for w in why if w)})" if any(why) else ""
+            raise self.rw.error(node, f"np.{ufunc}.reduceat() here is not supported{because}; polyfuse supports "
                                 f"{UFUNC_REDUCEAT}", "ufunc.reduceat")
         assert a is not None
         dtype = getattr(np, ufunc).reduceat(np.zeros(1, array_dtype), [0]).dtype.name  # (NumPy's: int64 for add of int8)

@@ -76,3 +76,14 @@ def shared_coordinates(F, x):
 def test_one_array_of_coordinates_for_every_axis_is_refused():
     with pytest.raises(UnsupportedError, match="one array of coordinates"):
         polyfuse.kernel(shared_coordinates, target="python")(np.ones((3, 3)), np.arange(3.0))
+
+
+def group_sums_at_changes(keys, vals):
+    k = np.sort(keys)
+    starts = np.concatenate(([0], np.nonzero(np.diff(k))[0] + 1))  # a length read from the data
+    return np.add.reduceat(vals, starts)
+
+
+def test_reduceat_refusal_names_the_operand():
+    with pytest.raises(UnsupportedError, match="starts is not a 1-d integer array argument"):
+        polyfuse.kernel(group_sums_at_changes, target="python")(np.array([1, 1, 2]), np.ones(3))
