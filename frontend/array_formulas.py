@@ -26,7 +26,9 @@ import copy
 import numpy as np
 
 from .arrays import NP_NAME, UNKNOWN, Lowering, View, _bool_const, const
+from .desugar import SHARED_SPACING
 from .source import walk
+from .types import VType
 
 NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin", "nanvar", "nanstd"))
 TRAPEZOID = frozenset(("trapezoid", "trapz"))
@@ -193,11 +195,13 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     as NumPy does)."""
     if not node.args:
         raise lw.error(node, "np.gradient() needs an array", "np.gradient")
-    order = 1
+    order, shared = 1, False
     for kw in node.keywords:
         if kw.arg == "edge_order" and isinstance(kw.value, ast.Constant) and kw.value.value in (1, 2) \
                 and type(kw.value.value) is int:
             order = kw.value.value
+        elif kw.arg == SHARED_SPACING:
+            shared = True
         elif kw.arg != "axis":
             raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported"
                            + (" (only the constant 1 or 2)" if kw.arg == "edge_order" else ""), "np.gradient")
@@ -207,8 +211,10 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     if len(node.args) > 2:
         raise lw.error(node, "np.gradient() with more than one spacing", "np.gradient")
     h = node.args[1] if len(node.args) == 2 else ast.Constant(1.0)
-    if lw.value(h).rank:
-        raise lw.error(h, "np.gradient() with coordinates (only one scalar spacing)", "np.gradient")
+    coords = h if lw.value(h).rank else None
+    if coords is not None and shared:
+        raise lw.error(h, "np.gradient(f, x) of a multi-dimensional f with one array of coordinates (NumPy's "
+                       "TypeError: a scalar spacing, or one spacing per axis)", "np.gradient")
     axes = [kw.value for kw in node.keywords if kw.arg == "axis"]
     axis = _axis_value(axes[0]) if axes else (0 if f.rank == 1 else None)
     if axis is None or not -f.rank <= axis < f.rank:
@@ -221,6 +227,17 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     if not (n.is_const() and n.const > order or not n.is_const() and lw.require(f"{n.text} >= {order + 1}")):
         raise lw.error(node, f"np.gradient() needs at least {order + 1} elements along the axis with "
                        f"edge_order={order} (a ValueError in NumPy)", "np.gradient")
+    if coords is not None:
+        xs = lw.value(coords)
+        if xs.rank != 1 or not (xs.vtype.is_float or xs.vtype.dtype.startswith(("int", "uint"))) \
+                or xs.vtype.dtype == "float16":
+            raise lw.error(coords, "np.gradient() coordinates other than one 1-d array of real numbers (or a scalar "
+                           "spacing)", "np.gradient")
+        lw.mismatch(xs.extents[0], n, coords)  # (NumPy's ValueError where they differ)
+        if not xs.vtype.is_float:
+            coords = ast.Call(ast.Attribute(coords, "astype", ast.Load()),
+                              [ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())], [])
+        h = ast.BinOp(_at(coords, 1), ast.Sub(), _at(coords, 0))  # NumPy's diffx[0] where the spacing is uniform
     source: ast.expr = copy.deepcopy(node.args[0])
     if not f.vtype.is_float:
         source = ast.Call(ast.Attribute(source, "astype", ast.Load()),
@@ -256,7 +273,15 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
     else:
         first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
         last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
-    if not first.vtype == inner.vtype == last.vtype:
+    uniform: View | None = None
+    if coords is not None:  # NumPy's formulas of uneven spacing, unless every np.diff(x) equals the first
+        inner_u, first_u, last_u = inner, first, last
+        inner, first, last = _uneven_gradient(lw, node, coords, along, sl, order, f.rank, axis)
+        uniform = lw.value(_placed(_np("all", ast.Compare(
+            ast.BinOp(_at(coords, sl(1, None)), ast.Sub(), _at(coords, sl(None, -1))), [ast.Eq()], [copy.deepcopy(h)])),
+            node))
+    if not first.vtype == inner.vtype == last.vtype \
+            or uniform is not None and not first_u.vtype == inner_u.vtype == last_u.vtype == inner.vtype:
         raise lw.error(node, "np.gradient(): the end and inside differences differ in dtype", "np.gradient")
 
     def element(idx):
@@ -265,12 +290,71 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
         def at(view: View, position) -> ast.expr:
             return view.element(tuple(position if d == axis else i for d, i in enumerate(idx)))
 
-        low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(1)])
-        high = ast.Compare(k.node, [ast.GtE()], [(n - const(1)).node])
-        return ast.IfExp(low, at(first, const(0)), ast.IfExp(high, at(last, const(0)), at(inner, k - const(1))))
+        def pick(views: tuple[View, View, View]) -> ast.expr:
+            low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(1)])
+            high = ast.Compare(k.node, [ast.GtE()], [(n - const(1)).node])
+            return ast.IfExp(low, at(views[0], const(0)), ast.IfExp(high, at(views[2], const(0)),
+                                                                    at(views[1], k - const(1))))
 
+        if uniform is None:
+            return pick((first, inner, last))
+        value = ast.IfExp(uniform.element(()), pick((first_u, inner_u, last_u)), pick((first, inner, last)))
+        if vtype.dtype == inner.vtype.dtype:
+            return value
+        return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), vtype.dtype, ast.Load()), [value], [])
+
+    # NumPy writes into np.empty_like(f) (float64 of integers): float64 coordinates of float32 f
+    vtype = inner.vtype if coords is None or not f.vtype.is_float else VType(f.vtype.dtype, False)
     lw.changed = True
-    return View(f.extents, inner.vtype, element)
+    return View(f.extents, vtype, element)
+
+
+def _at(array: ast.expr, index: int | ast.expr) -> ast.expr:
+    return ast.Subscript(copy.deepcopy(array), ast.Constant(index) if isinstance(index, int) else index, ast.Load())
+
+
+def _uneven_gradient(lw: Lowering, node: ast.Call, coords: ast.expr, along, sl, order: int, rank: int,
+                     axis: int) -> tuple[View, View, View]:
+    """NumPy's ``np.gradient(f, x)`` of uneven coordinates ``x``: inside ``a * f[:-2] + b * f[1:-1] +
+    c * f[2:]`` of the spacings ``dx1 = np.diff(x)[:-1]``, ``dx2 = np.diff(x)[1:]`` (shaped along the
+    axis), and the ends of ``edge_order`` 1 or 2, each in NumPy's own arithmetic."""
+    def spacing(hi: ast.expr, lo: ast.expr) -> ast.expr:  # x[hi] - x[lo], shaped along the axis
+        d: ast.expr = ast.BinOp(_at(coords, hi), ast.Sub(), _at(coords, lo))
+        if rank > 1:
+            d = _at(d, ast.Tuple([ast.Slice(None, None, None) if k == axis else ast.Constant(None)
+                                  for k in range(rank)], ast.Load()))
+        return d
+
+    def dx(k: int) -> ast.expr:  # np.diff(x)[k], a scalar: x[k + 1] - x[k], or x[k] - x[k - 1] from the end
+        hi, lo = (k + 1, k) if k >= 0 else (k, k - 1)
+        return ast.BinOp(_at(coords, sl(hi, None).lower), ast.Sub(), _at(coords, sl(lo, None).lower))
+
+    def parse(template: str, **names: ast.expr) -> ast.expr:
+        tree = ast.parse(template, mode="eval").body
+
+        class Fill(ast.NodeTransformer):
+            def visit_Name(self, name: ast.Name) -> ast.expr:
+                return copy.deepcopy(names[name.id]) if name.id in names else name
+
+        return Fill().visit(tree)
+
+    def formula(template: str, **names: ast.expr) -> View:
+        return lw.value(_placed(parse(template, **names), node))
+
+    dx1, dx2 = spacing(sl(1, -1), sl(None, -2)), spacing(sl(2, None), sl(1, -1))  # np.diff(x)[:-1], [1:]
+    inner = formula("-(dx2) / (dx1 * (dx1 + dx2)) * f0 + (dx2 - dx1) / (dx1 * dx2) * f1 + dx1 / (dx2 * (dx1 + dx2)) * f2",
+                    dx1=dx1, dx2=dx2, f0=along(sl(None, -2)), f1=along(sl(1, -1)), f2=along(sl(2, None)))
+    if order == 1:
+        first = formula("(f1 - f0) / d", f0=along(sl(0, 1)), f1=along(sl(1, 2)), d=dx(0))
+        last = formula("(f1 - f0) / d", f0=along(sl(-2, -1)), f1=along(sl(-1, None)), d=dx(-1))
+        return inner, first, last
+    first = formula("-(2. * dx1 + dx2) / (dx1 * (dx1 + dx2)) * f0 + (dx1 + dx2) / (dx1 * dx2) * f1"
+                    " + -dx1 / (dx2 * (dx1 + dx2)) * f2",
+                    dx1=dx(0), dx2=dx(1), f0=along(sl(0, 1)), f1=along(sl(1, 2)), f2=along(sl(2, 3)))
+    last = formula("(dx2) / (dx1 * (dx1 + dx2)) * f0 + -(dx2 + dx1) / (dx1 * dx2) * f1"
+                   " + (2. * dx2 + dx1) / (dx2 * (dx1 + dx2)) * f2",
+                   dx1=dx(-2), dx2=dx(-1), f0=along(sl(-3, -2)), f1=along(sl(-2, -1)), f2=along(sl(-1, None)))
+    return inner, first, last
 
 
 AXES_VIEWS = frozenset(("swapaxes", "moveaxis", "rot90", "atleast_1d", "atleast_2d", "atleast_3d"))

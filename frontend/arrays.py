@@ -114,6 +114,9 @@ _REFUSED = {
               "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "
               "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
+    "take_along_axis": "supported as np.take_along_axis(arr, indices, axis) of an arr named by an argument or a "
+                       "local and indices of its rank (1 or 2), both ranks told before lowering (arguments, locals "
+                       "bound once, slices, arithmetic, elementwise calls and reductions of those), axis a constant",
     **dict.fromkeys(("partition", "argpartition"), "the order NumPy's introselect leaves the elements other than "
                     "the kth in is its own (np.partition(a, k)[k] of a 1-d a, the kth smallest, is supported); "
                     "write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is the same: np.sort(a)[:k] "
@@ -4388,7 +4391,10 @@ class Lowering:
                         and len(stmt.value.elts) == len(stmt.targets[0].elts) \
                         else ast.Subscript(stmt.value, ast.Constant(k), ast.Load())
         names = {n.id for n in walk(tree) if isinstance(n, ast.Name)}
-        unchanged = {n for n in names if not self.stores[n] and n not in self.mutated and n not in self.viewed}
+        # a name viewed (v = x[1:], e = x[i]: ufunc.at's loop reads its indices so) is unchanged
+        # while no view of it is written in place (written_value's test)
+        unchanged = {n for n in names if not self.stores[n] and n not in self.mutated
+                     and (n not in self.viewed or not _views_of(tree, {n}) & self.mutated)}
         bindings = {n: v for n, v in bindings.items()
                     if self.stores[n] == 1 and n not in self.mutated and n not in self.viewed}
         return unchanged, bindings

@@ -600,11 +600,15 @@ class BuiltinHelpers(ast.NodeTransformer):
         a, indices = (given or {}).get("array"), (given or {}).get("indices")
         index_name = indices.id if isinstance(indices, ast.Name) else ""
         array_dtype = self.rw.dtypes.get(a.id, "") if isinstance(a, ast.Name) else ""
-        if ufunc not in ops or indices is None or self.rw.ranks.get(getattr(a, "id", "")) != 1 \
-                or array_dtype in ("", "unknown") or array_dtype.startswith("complex") \
-                or not self.rw.dtypes.get(index_name, "").startswith(("int", "uint")) \
-                or self.rw.ranks.get(index_name) != 1:
-            raise self.rw.error(node, f"np.{ufunc}.reduceat() here is not supported; polyfuse supports "
+        bad_array = self.rw.ranks.get(getattr(a, "id", "")) != 1 or array_dtype in ("", "unknown") \
+            or array_dtype.startswith("complex")
+        bad_indices = not self.rw.dtypes.get(index_name, "").startswith(("int", "uint")) \
+            or self.rw.ranks.get(index_name) != 1
+        if ufunc not in ops or a is None or indices is None or bad_array or bad_indices:
+            why = [f"{ast.unparse(a)} is not a 1-d real or bool array argument" if a is not None and bad_array
+                   else "", f"{ast.unparse(indices)} is not a 1-d integer array argument" if indices is not None and bad_indices else ""]
+            because = f" ({'; '.join(w for w in why if w)})" if any(why) else ""
+            raise self.rw.error(node, f"np.{ufunc}.reduceat() here is not supported{because}; polyfuse supports "
                                 f"{UFUNC_REDUCEAT}", "ufunc.reduceat")
         assert a is not None
         dtype = getattr(np, ufunc).reduceat(np.zeros(1, array_dtype), [0]).dtype.name  # (NumPy's: int64 for add of int8)
@@ -1028,12 +1032,19 @@ class BuiltinHelpers(ast.NodeTransformer):
 
     @staticmethod
     def _reduced_rank(rank: int | None, attr: str, node: ast.Call, position: int) -> int | None:
-        """The rank of a reduction's value (``axis=`` one integer or none, no other options)."""
-        if attr not in _FULL_REDUCTIONS or rank is None or {kw.arg for kw in node.keywords} - {"axis"} \
+        """The rank of a reduction's value (``axis=`` one integer or none, ``keepdims=`` a constant,
+        ``ddof=`` of std and var; no other options): ``keepdims=True`` keeps the rank."""
+        allowed = {"axis", "keepdims", "ddof"} if attr in ("std", "var") else {"axis", "keepdims"}
+        if attr not in _FULL_REDUCTIONS or rank is None or {kw.arg for kw in node.keywords} - allowed \
                 or len(node.args) > position + 1:
             return None
         axis = _axis(_keyword(node, "axis", position, None) or ast.Constant(None))
-        return 0 if axis is None else rank - 1 if type(axis) is int and rank >= 1 else None
+        keep = _constant(next((kw.value for kw in node.keywords if kw.arg == "keepdims"), None))
+        if keep not in (None, False, True) or axis is ... or type(axis) is int and not -rank <= axis < rank:
+            return None
+        if keep:
+            return rank
+        return 0 if axis is None else rank - 1 if rank >= 1 else None
 
     def _value_rank(self, node: ast.expr) -> int | None:
         """The rank (0 or 1) of a value bound to a local, where told without the lowering."""
@@ -1069,6 +1080,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
 
 
+#: the keyword numba_idioms marks np.gradient(f, h, axis=k) with when one ``h`` came for every axis of
+#: ``gy, gx = np.gradient(f, h)`` (a scalar in NumPy; the lowering refuses coordinates there)
+SHARED_SPACING = "pf_shared_spacing"
 _FULL_REDUCTIONS = frozenset(("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp", "amax", "amin"))
 _NONE_AXIS = ("median", "nanmedian", "quantile", "percentile")  # the calls whose axis defaults to None
 #: NumPy functions of a sorted order (frontend/builtin_helpers.py) -> their parameters

@@ -60,7 +60,7 @@ import numpy as np
 
 from .byte_tables import byte_tables
 from .checker import module_of
-from .desugar import int_constant
+from .desugar import SHARED_SPACING, int_constant
 from .histogram2d import histogram2d_stmts, is_histogram2d, refused
 from .source import KernelSource, location_key, store_counts, walk
 from .types import INTS
@@ -458,9 +458,12 @@ class _Idioms(ast.NodeTransformer):
         out: list[ast.stmt] = []
         for d, name in enumerate(target.elts):
             spacing = call.args[1:] if len(call.args) <= 2 else [call.args[1 + d]]
+            # one spacing for every axis must be a scalar (NumPy's TypeError for one array of
+            # coordinates): the lowering refuses coordinates in a call marked so
+            shared = [ast.keyword(SHARED_SPACING, ast.Constant(True))] if len(call.args) == 2 else []
             one = ast.Call(call.func, [self.rw.copy(a) for a in [f, *spacing]],
                            [*(ast.keyword(k.arg, self.rw.copy(k.value)) for k in call.keywords),
-                            ast.keyword("axis", ast.Constant(d))])
+                            ast.keyword("axis", ast.Constant(d)), *shared])
             assign = ast.Assign([ast.Name(name.id, ast.Store())], one)  # type: ignore[attr-defined]
             self._located(assign, node)
             ast.copy_location(assign, node)

@@ -20,7 +20,7 @@ from batch_report import run_case  # noqa: E402
 import polyfuse  # noqa: E402
 
 BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39", "batch_fe40", "batch_fe41",
-           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50", "batch_fe52")
+           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50", "batch_fe52", "batch_np52")
 # batches kept in part, on the python target (the suite's time budget): the kernels that were
 # refused or had to be fixed when the batch came (batch_report checks the rest on cpu)
 PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_counts", "sliding_min_deque",
@@ -35,7 +35,10 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
          "batch_fe50": ("python", {"lax_wendroff_periodic", "holt_linear", "polygon_area_shoelace",
                                    "zero_crossing_rate_frames", "ecdf_unique_np"}),
          "batch_fe52": ("python", {"gbm_split_gain", "power_iteration_rayleigh", "masked_mean_std_np",
-                                   "trinomial_euro_call", "rle_encode_pairs", "poly_features_deg2_np"})}
+                                   "trinomial_euro_call", "rle_encode_pairs", "poly_features_deg2_np"}),
+         "batch_np52": ("python", {"xent_take_along", "groupby_max_bincount_labels", "gradient_uneven_spacing",
+                                   "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted",
+                                   "median3_filter_rows"})}
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
@@ -54,7 +57,11 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # er52: early returns of empty arrays before a count-then-allocate buffer match now (fe41's
 # early_return_then_count, fe43's early_exit_negative_then_count, fe52's rle_encode_pairs:
 # counted_allocations.empty_early_returns)
+# np52: data-dependent lengths (np.add.reduceat at the positions np.nonzero(np.diff(k)) finds, idx =
+# np.nonzero(flag)[0] in arithmetic, np.add.at at index arrays selected by a mask) and np.sort of a 3-d
+# np.stack along axis 0 (groupby_sum_reduceat, groupby_mean_cumsum, hist2d_searchsorted, median3_filter_rows)
 REFUSED = {"trinomial_euro_call", "poly_features_deg2_np",
+           "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted", "median3_filter_rows",
            "zero_crossing_rate_frames", "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
            "gcd_recursive_helper", "rms_windows",
            "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode"}
