@@ -340,7 +340,7 @@ class _RegionBuilder:
         if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
             choice = choice_of(node)
             self.lifter.flag_reads.update(flag_operands(choice, target, self.lifter.flagged) if choice else ())
-            return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
+            return [self.assign(node, flag, kind_choice(self.exprs, target, choice))]
         inherited = self.lifter.inherited_kind(node, target, value, self.scope)
         if inherited is not None:  # r = s of a flagged s: s's kind (it gave NumPy's always, cp48)
             self.lifter.flag_reads.update(n for n in inherited_names(inherited) if n != target.id)

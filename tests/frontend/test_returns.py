@@ -92,11 +92,13 @@ def choice_of_a_python_local(x, k):
 
 
 def bool_choice(a, k):
-    """``u and a[i] > 0.0`` of the Python ``u = False`` is that False (cf50: np.False_)."""
-    u = False
+    """``u and a[i] > 0.0`` of the Python ``u = False`` is that False (cf50: np.False_), of a
+    local of two dtypes (``u``, split into versions) and of one (``w``, flagged)."""
+    u = w = False
     for i in range(a.shape[0]):
         u = (u and a[i] > 0.0) if k[i] > 0 else np.float32(0.5)
-    return u
+        w = (w and a[i] > 0.0) if k[i] > 0 else True
+    return u, w
 
 
 def through_a_second_local(x):
@@ -167,7 +169,7 @@ def test_expected_python_types():
     assert type(weak_float(3)) is float and type(count(3)) is int
     assert type(int_sum(np.arange(3, dtype=np.int32))) is np.int32
     assert type(choice_of_a_python_local(np.array([0.7, 1.0]), np.array([0, 0]))) is float
-    assert bool_choice(np.array([1.0]), np.array([1])) is False and type(through_a_second_local(np.zeros(0))) is int
+    assert bool_choice(np.array([1.0]), np.array([1])) == (False, False) and type(through_a_second_local(np.zeros(0))) is int
     assert type(kept_loop_choice(np.array([3, -2], dtype=np.int32), 2)) is np.int32
 
 
