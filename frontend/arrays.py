@@ -5769,13 +5769,19 @@ BOOL_ARRAY = VType("bool", False)
 def _python_int_wrapped(view: View, result: VType) -> Callable[[ast.expr], ast.expr]:
     """How an element of ``view`` meets ``result`` in np.where: a Python int scalar meeting an
     integer dtype narrower than int64 is NumPy's int64 array of it, cast (np.where(c, x_uint8,
-    256) is 0 there: no OverflowError); anything else is left as it is."""
-    if view.rank or view.vtype != WEAK_INT or result.weak or result.dtype not in INTS or result.dtype == "int64":
-        return lambda element: element
-
+    256) is 0 there: no OverflowError); a Python number meeting a NumPy float or complex is that
+    NumPy scalar (np.where(c, np.nan, m) is np.float64(nan): np.nanmax of all-NaN input, whose
+    lowering chooses so, gave a Python float where a choice keeps its operand's kind); anything
+    else is left as it is."""
     def np_call(dtype: str, value: ast.expr) -> ast.expr:
         return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [value], [])
 
+    if view.rank or not view.vtype.weak or result.weak:
+        return lambda element: element
+    if result.dtype.startswith(("float", "complex")) and view.vtype.dtype != "unknown":
+        return lambda element: np_call(result.dtype, element)
+    if view.vtype != WEAK_INT or result.dtype not in INTS or result.dtype == "int64":
+        return lambda element: element
     return lambda element: np_call(result.dtype, np_call("int64", element))
 
 

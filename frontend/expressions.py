@@ -507,8 +507,10 @@ class ExpressionLifter:
     def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
         """Python's value of ``a and b`` / ``a or b``: the operand that decided, not a bool
         (``k[0] or k[1]`` is ``k[1]`` where ``k[0] == 0``; ``x[0] > 0 and x[1] or -1.0``).  Of
-        bool operands that is the logical operator; otherwise a select of the operands (their
-        common type, as ``a if c else b``; its truth is the operator's in a condition too).
+        bool operands of one kind that is the logical operator; otherwise (a Python bool beside
+        NumPy's too: ``u and a[i] > 0.0`` is the Python ``u`` where it is False) a select of the
+        operands (their common type, as ``a if c else b``; its truth is the operator's in a
+        condition too).
         Before fz27 every operand was made a bool, a wrong value wherever one was not."""
         op = "and" if isinstance(node.op, ast.And) else "or"
         first = node.values[0]
@@ -521,7 +523,7 @@ class ExpressionLifter:
             later = self.guarded(rest_node, where)
             value = self.convert(first)
             cond = self.truth(value)
-            if later.dtype != "bool" or value.dtype != "bool":  # the deciding operand's value
+            if later.dtype != "bool" or value.dtype != "bool" or later.weak != value.weak:  # the deciding operand's
                 return self._with_form(node, (value, later), self._decided_by(node, value, cond, later, guarded=True))
             decided = ir.Const(op == "or", "bool", cond.weak)
             then, otherwise = (later, decided) if op == "and" else (decided, later)
@@ -532,7 +534,8 @@ class ExpressionLifter:
             values += tuple(self.convert(v) for v in node.values[1:])
         finally:
             self.data_guarded -= 1
-        if any(v.dtype != "bool" for v in values):
+        if any(v.dtype != "bool" for v in values) or len({v.weak for v in values}) > 1:
+            # (a Python bool and NumPy's: ``u and a[i] > 0.0`` is the Python False where u is)
             result = values[-1]
             for value in reversed(values[:-1]):
                 result = self._decided_by(node, value, self.truth(value), result, guarded=False)

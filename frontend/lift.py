@@ -85,6 +85,7 @@ from .opaque import (
     own_jump,
 )
 from .returns import (
+    KIND_LETTERS,
     SAVED,
     STRONG,
     Inherited,
@@ -93,6 +94,7 @@ from .returns import (
     changed_flag,
     choice_kinds,
     choice_of,
+    flag_first,
     flag_operands,
     inherited_flag,
     inherited_names,
@@ -102,7 +104,8 @@ from .returns import (
     lift_return,
     monotone_op,
     pushed_choice,
-    weak_kind,
+    python_kind,
+    value_kind,
 )
 from .rewrite import rewrite
 from .scalars import check_int_literals, element_store_checked, range_checked
@@ -120,6 +123,7 @@ class Scope:
     domain: isl.Set = field(compare=False)
 
 
+_PYTHON_ZEROS = (0, 0.0, False, 0j)  # a Python number of each kind (1 to 4: returns.KIND_LETTERS)
 _DTYPES = {"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
            "bool", "complex64", "complex128"}
 
@@ -449,10 +453,7 @@ class Lifter:
             kinds = choice_kinds(self.expressions(scope), target, choice, self.flagged)
             self.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, target, value, scope, lifter)
-        read = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
-        if flag and (choice is not None or read is not None and pushed_choice(read) is not None):
-            # the flag's test reads the value before the write: s += x[i] if x[i] > s else s
-            # (KindChoice) tested the new s (cp50: a Python int returned for Python's np.int32)
+        if flag and flag_first(node):  # the flag's test reads the value before the write
             return flag + [self.add_statement(node, target, value, scope, lifter)]
         return [self.add_statement(node, target, value, scope, lifter)] + flag
 
@@ -501,7 +502,7 @@ class Lifter:
             assert isinstance(target, ast.Name)
             choice = choice_of(node)
             self.flag_reads.update(flag_operands(choice, target, self.flagged) if choice is not None else ())
-        kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
+        kind = value_kind(value)
         op = monotone_op(lifter, target, node) if isinstance(target, ast.Name) and scope.loop_vars else None
         if isinstance(target, ast.Name) and scope.loop_vars:
             self.loop_choice_ops.setdefault(target.id, set()).add(op or "other")
@@ -572,10 +573,10 @@ class Lifter:
         weak: dict[str, int | float | bool | complex] = {}
         for name in names:
             t = self.scalar_type(name)
-            if t is None or np.dtype(t.dtype).kind not in "ifbc":
+            if t is None or np.dtype(t.dtype).kind not in KIND_LETTERS:
                 return None
             kind = fixed.get(name) or (self._python_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
-            weak[name] = {"i": 0, "f": 0.0, "b": False, "c": 0j}["ifbc"[kind - 1] if kind else np.dtype(t.dtype).kind]
+            weak[name] = _PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
 
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):
@@ -592,7 +593,7 @@ class Lifter:
             return KindSplit(alternative, tuple(names)) if weak_leaf else (0, ())
         if not converted.weak or not choices and pushed_choice(expr) is not None:
             return (0, ())  # (NumPy's on every path, or not followed further)
-        return 1 + "ifbc".index(weak_kind(converted.dtype)), tuple(names)
+        return python_kind(converted.dtype), tuple(names)
 
     def _kind_by_flag(self, expr: ast.expr, scope: Scope, own: str | None, choices: int, fixed: dict[str, int],
                       name: str, python: list[int]) -> Inherited | None:
@@ -620,8 +621,8 @@ class Lifter:
         one = self._python_kind(name)
         kinds = self.flag_kinds.get(name, set()) | ({one} if one else set())
         t = self.scalar_type(name)
-        if own and t is not None and np.dtype(t.dtype).kind in "ifbc":
-            kinds = kinds | self.strengths.get(name, set()) | {1 + "ifbc".index(np.dtype(t.dtype).kind)}
+        if own and t is not None and np.dtype(t.dtype).kind in KIND_LETTERS:
+            kinds = kinds | self.strengths.get(name, set()) | {python_kind(t.dtype)}
         return sorted(kinds - {0})
 
     def flag_values(self, value: ir.Expr) -> set[int]:
@@ -642,15 +643,20 @@ class Lifter:
         that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``),
         and the locals of both kinds whose values such a local's NumPy values read (``feeds``:
         ``t`` of ``s += t * 0.1`` where ``t`` is 3.0 or ``x[i] + 1``, through ``u = t * 2.0`` too),
-        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``inherited_kind``)."""
+        so that ``s`` keeps Python's kind while every ``t`` was a Python float (``inherited_kind``),
+        and a local returned or read by the return that such values feed, assigned NumPy's only
+        (``u = t * 3`` of ``t = 2`` then ``t += x[i] if x[i] > 5 else 0.25``, ``return u + 1``: the
+        Python int 7 where the loop ran no iteration; np.float64(7.0) before)."""
+        returned = self.returned_names(source) | self.returned_reads(source)
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
         mixed |= {n for n in self.returned_reads(source) if self._mixed(n) and self.strengths[n] - {0}}
-        weak = {n for n in self.strengths if self._mixed(n) and self._python_kind(n) is not None}
-        grown = True
+        weak = {n for n in self.strengths if self._mixed(n) and self.strengths[n] - {0}}  # (of several Python
+        grown = True  # kinds too: _kind_by_flag)
         while grown:  # u = t * 2.0 of such a t: a Python float where t is one
             more = {n for n, reads in self.feeds.items() if n not in weak and reads & weak and self._local_number(n)}
             weak |= more
             grown = bool(more)
+        mixed |= {n for n in returned if n in weak}  # return u + 1 of u = t * 3: a Python int where t is one
         fed = list(mixed)
         while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind)
             for n in self.feeds.get(fed.pop(), ()):
@@ -662,7 +668,7 @@ class Lifter:
     def _local_number(self, name: str) -> bool:
         t = self.scalar_type(name)
         return name in self.arrays and self.arrays[name].is_scalar and t is not None \
-            and np.dtype(t.dtype).kind in "ifbc" and name in self.strengths
+            and np.dtype(t.dtype).kind in KIND_LETTERS and name in self.strengths
 
     def _mixed(self, name: str) -> bool:
         return len(self.strengths.get(name, ())) > 1 and name in self.arrays and self.arrays[name].is_scalar
@@ -673,7 +679,7 @@ class Lifter:
         with; None where they are of several kinds or the local is not a number."""
         t = self.scalar_type(name)
         kinds = self.strengths.get(name, set()) - {0}
-        return next(iter(kinds)) if t is not None and np.dtype(t.dtype).kind in "ifbc" and len(kinds) == 1 else None
+        return next(iter(kinds)) if t is not None and np.dtype(t.dtype).kind in KIND_LETTERS and len(kinds) == 1 else None
 
     def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
         """The flagged locals whose flag one statement after the outermost loop cannot give: those
@@ -798,7 +804,7 @@ class Lifter:
         vtype = VType(value.dtype, value.weak)
         if name.startswith(STRONG):
             self.flag_kinds.setdefault(name[len(STRONG):], set()).update(self.flag_values(value))
-        self.strengths.setdefault(name, set()).add(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)))
+        self.strengths.setdefault(name, set()).add(value_kind(value))
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:

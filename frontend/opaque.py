@@ -33,11 +33,13 @@ from .returns import (
     STRONG,
     choice_kinds,
     choice_of,
+    flag_first,
+    flag_operands,
     inherited_flag,
     inherited_names,
     kind_choice,
     kind_varies,
-    weak_kind,
+    value_kind,
 )
 from .scalars import element_store_checked, range_checked
 from .source import walk
@@ -305,7 +307,7 @@ class _RegionBuilder:
             kinds = choice_kinds(self.lifter.expressions(self.scope), target, choice, self.lifter.flagged)
             self.lifter.strengths.setdefault(target.id, set()).update(kinds)
         flag = self.strength_flag(node, node.targets[0], value)
-        if flag and choice_of(node) is not None:  # the flag's tests read the value before the write
+        if flag and flag_first(node):  # the flag's tests read the value before the write
             return flag + [self.assign(node, node.targets[0], value)]
         return [self.assign(node, node.targets[0], value)] + flag
 
@@ -323,17 +325,22 @@ class _RegionBuilder:
     def _AugAssign(self, node: ast.AugAssign) -> list:
         current = self.exprs.convert(node.target)
         value = self.exprs.binary(node, node.op, current, self.exprs.convert(node.value))
-        return [self.assign(node, node.target, value)] + self.strength_flag(node, node.target, value)
+        flag = self.strength_flag(node, node.target, value)
+        if flag and flag_first(node):  # s += x[i] if x[i] > s else s: its test reads the old s (mix_fuzz)
+            return flag + [self.assign(node, node.target, value)]
+        return [self.assign(node, node.target, value)] + flag
 
     def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> list:
         """``STRONG + name = kind`` beside an assignment to a local whose returned value is a
         Python number on some paths and a NumPy scalar on others (``Lifter.strength_flag``)."""
         if not (isinstance(target, ast.Name) and target.id in self.lifter.flagged_in_place):
             return []
-        kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
+        kind = value_kind(value)
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
         if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
-            return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
+            choice = choice_of(node)
+            self.lifter.flag_reads.update(flag_operands(choice, target, self.lifter.flagged) if choice else ())
+            return [self.assign(node, flag, kind_choice(self.exprs, target, choice))]
         inherited = self.lifter.inherited_kind(node, target, value, self.scope)
         if inherited is not None:  # r = s of a flagged s: s's kind (it gave NumPy's always, cp48)
             self.lifter.flag_reads.update(n for n in inherited_names(inherited) if n != target.id)

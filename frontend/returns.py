@@ -34,6 +34,19 @@ def weak_kind(dtype: str) -> str:
     return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
 
 
+KIND_LETTERS = "ifbc"  # a flag's kinds 1 to 4: a Python int, float, bool, complex (0: a NumPy scalar)
+
+
+def python_kind(dtype: str) -> int:
+    """The flag's kind (1 to 4) of the Python number a weak value of ``dtype`` is."""
+    return 1 + KIND_LETTERS.index(weak_kind(dtype))
+
+
+def value_kind(value: ir.Expr) -> int:
+    """The flag's kind of ``value``: 0 for a NumPy scalar, else its Python number's (``python_kind``)."""
+    return python_kind(value.dtype) if value.weak else 0
+
+
 def choice_of(node: ast.stmt) -> ast.expr | None:
     """The value of ``name = value`` where it is a choice Python makes between its operands:
     ``a if c else b``, ``min``/``max`` of two or more positional operands, or ``a or b`` /
@@ -61,7 +74,18 @@ def bool_op_choice(node: ast.BoolOp) -> ast.IfExp:
     return rest
 
 
+def flag_first(node: ast.stmt) -> bool:
+    """Whether a flagged local's strength flag is written before the value ``node`` assigns: its
+    tests read the value before the write where ``node`` is a choice or reads one (``s += x[i] if
+    x[i] > s else s`` (a ``KindChoice``) tested the new ``s``: cp50, a Python int returned for
+    Python's np.int32)."""
+    read = node.value if isinstance(node, (ast.Assign, ast.AugAssign)) else None
+    return choice_of(node) is not None or read is not None and pushed_choice(read) is not None
+
+
 def _choice_leaves(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BoolOp):  # (u and a[i] > 0.0) if c else v: u where u is falsy
+        return _choice_leaves(bool_op_choice(node))
     if isinstance(node, ast.IfExp):
         return _choice_leaves(node.body) + _choice_leaves(node.orelse)
     if isinstance(node, ast.Call) and choice_of(ast.Assign([], node)) is not None:
@@ -86,7 +110,7 @@ def choice_kinds(expressions, target: ast.Name, choice: ast.expr, flagged: froze
         if isinstance(leaf, ast.Name) and (leaf.id == target.id or leaf.id in flagged):
             continue
         value = expressions.convert(leaf)
-        kinds.add(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)))
+        kinds.add(value_kind(value))
     return kinds
 
 
@@ -95,7 +119,9 @@ def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, f
     choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
     x[i]``), that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
     ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it), or of a flagged
-    ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``)."""
+    ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``) or
+    between other flagged locals (``w = s if c else s`` of a Python ``s``: a NumPy float before,
+    cf50: ``flag_operands``)."""
     choice = choice_of(node)
     if choice is None:
         return False
@@ -103,6 +129,7 @@ def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, f
         return True
     return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id
                                          for leaf in _choice_leaves(choice))
+                                     or bool(flag_operands(choice, target, flagged))
                                      or len(choice_kinds(expressions, target, choice, flagged)) > 1)
 
 
@@ -112,6 +139,8 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
     b > a else a``, as Python's loop keeps the first of equals, NaN too), the local's flag where
     that operand is ``target`` itself or another flagged local (``m = max(m, t)``)."""
     assert choice is not None
+    if isinstance(choice, ast.BoolOp):  # an and/or inside a choice: the operand that decided
+        return kind_choice(flags, target, bool_op_choice(choice))
     if isinstance(choice, ast.IfExp):
         test = flags.truth(flags.convert(choice.test))  # Python's truth: k[i] is k[i] != 0
         return _select(test, kind_choice(flags, target, choice.body), kind_choice(flags, target, choice.orelse))
@@ -250,7 +279,7 @@ def split_kind(expressions, value: ir.Expr) -> ir.Expr:
 
 
 def _leaf_kind(value: ir.Expr) -> ir.Expr:
-    return ir.Const(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)), "int8", False)
+    return ir.Const(value_kind(value), "int8", False)
 
 
 def _select(cond: ir.Expr, then: ir.Expr, otherwise: ir.Expr) -> ir.Expr:
@@ -345,7 +374,7 @@ def _lift_split(lifter, node: ast.Return, value: ast.expr, converted: ir.Expr, s
     def kind(t: VType) -> int:
         if not t.weak:
             return 0 if t.dtype == storage else 5 + strong.index(t.dtype)
-        return 1 + "ifbc".index("b" if t.dtype == "bool" else t.dtype[0] if t.dtype[0] in "fc" else "i")
+        return python_kind(t.dtype)
 
     stored, flag = _stored(expressions, value, converted, storage, kind)
     if strong:  # (of one NumPy dtype, the kind _lift_value follows through the flagged locals)

@@ -76,6 +76,52 @@ def first(x):
     return x[0]
 
 
+def choice_of_a_python_local(x, k):
+    """``w = s if c else s`` of a Python float ``s``: the float 1.0 (cf50's choice fuzz:
+    np.float64(1.0), the choice's flag NumPy's)."""
+    w = 0.0
+    s = 1.0
+    for i in range(x.shape[0]):
+        if k[i] == 0:
+            if x[i] > 0.0:
+                w = s if x[i] > 2 else s
+            s = w
+        else:
+            w = x[i] * 2.0
+    return w
+
+
+def bool_choice(a, k):
+    """``u and a[i] > 0.0`` of the Python ``u = False`` is that False (cf50: np.False_), of a
+    local of two dtypes (``u``, split into versions) and of one (``w``, flagged)."""
+    u = w = False
+    for i in range(a.shape[0]):
+        u = (u and a[i] > 0.0) if k[i] > 0 else np.float32(0.5)
+        w = (w and a[i] > 0.0) if k[i] > 0 else True
+    return u, w
+
+
+def through_a_second_local(x):
+    """``u = t * 3`` of a ``t`` given Python ints and floats: Python's int 7 where no
+    element ran (7.0 before: u's flag did not follow t's)."""
+    t = 2
+    for i in range(x.shape[0]):
+        t += x[i] if x[i] > 5.0 else 0.25
+    u = t * 3
+    return u + 1
+
+
+def kept_loop_choice(x, n):
+    """``s += x[i] if x[i] > s else s`` in a loop kept as written: np.int32 where an element
+    won (the flag's test read the new ``s``: the Python int 6)."""
+    s = 0
+    i = 0
+    while i < n:
+        s += x[i] if x[i] > s else s
+        i += 1
+    return s
+
+
 def scaled(n, a):
     return a * n + 1
 
@@ -96,6 +142,10 @@ def root(n):
     (first, (np.arange(3, dtype=np.int32),)),
     (scaled, (4, 2.5)),
     (root, (9,)),
+    (choice_of_a_python_local, (np.array([0.7, 1.0]), np.array([0, 0]))),
+    (bool_choice, (np.array([1.0, 2.0]), np.array([1, 1]))),
+    (through_a_second_local, (np.zeros(0),)),
+    (kept_loop_choice, (np.array([3, -2], dtype=np.int32), 2)),
 ], ids=lambda v: getattr(v, "__name__", "args"))
 def test_scalar_return_has_the_python_type_and_value(fn, args, target):
     results, expected = run_both(fn, *args, target=target)
@@ -114,33 +164,13 @@ def test_extreme_of_bools_is_a_bool():
     same(polyfuse.kernel(bool_extremes, target="python")(x), bool_extremes(x))
 
 
-def choice_of_a_python_local(x, k):
-    w = 0.0
-    s = 1.0
-    for i in range(x.shape[0]):
-        if k[i] == 0:
-            if x[i] > 0.0:
-                w = s if x[i] > 2 else s
-            s = w
-        else:
-            w = x[i] * 2.0
-    return w
-
-
-@pytest.mark.xfail(strict=True, reason="w = s if c else s of a Python float s: the choice's kind flag is NumPy's, so "
-                   "np.float64(1.0) comes back for Python's 1.0 (type only; cf50's fix, 80f66a9, made np.nanmax of "
-                   "all-NaN input return a Python float and was reverted)")
-def test_choice_between_flagged_locals_has_their_kind():
-    """``w = s if c else s`` of a Python float ``s`` gives the Python float (cf50's choice fuzz)."""
-    kernel = polyfuse.kernel(choice_of_a_python_local, target="python")
-    for x, k in ((np.array([0.7, 1.0]), np.array([0, 0])), (np.array([-0.5, 0.7]), np.array([1, 0]))):
-        same(kernel(x, k), choice_of_a_python_local(x, k))
-
-
 def test_expected_python_types():
     assert type(total(np.arange(3.0))) is np.float64
     assert type(weak_float(3)) is float and type(count(3)) is int
     assert type(int_sum(np.arange(3, dtype=np.int32))) is np.int32
+    assert type(choice_of_a_python_local(np.array([0.7, 1.0]), np.array([0, 0]))) is float
+    assert bool_choice(np.array([1.0]), np.array([1])) == (False, False) and type(through_a_second_local(np.zeros(0))) is int
+    assert type(kept_loop_choice(np.array([3, -2], dtype=np.int32), 2)) is np.int32
 
 
 # ---- arrays ------------------------------------------------------------------------------------
