@@ -340,7 +340,8 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
                 soft.setdefault(write.name, (write, t, m))
                 continue
         if t is None and not m.weak and write.name in looped:
-            same = next((t for t in write.leaves if t.weak and t.dtype == m.dtype), None)
+            # (a Python bool computes as np.bool_ with every NumPy scalar: not a weak one in NEP 50)
+            same = next((t for t in write.leaves if t.weak and t.dtype == m.dtype != "bool"), None)
             if same is not None:
                 python.setdefault(write.name, (write, same, m))
         if t is not None and (write.name not in unheld or write.in_loop and not unheld[write.name][0].in_loop):
