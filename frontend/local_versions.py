@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polyfuse.model import ir
+from polyfuse.model import ir, region
 from polyfuse.model.scop import isl_name
 
 from . import source
@@ -320,6 +320,8 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
     type."""
     unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
     soft: dict[str, tuple[LocalWrite, VType, VType]] = {}
+    python: dict[str, tuple[LocalWrite, VType, VType]] = {}  # a Python number in a NumPy local of its dtype
+    looped = {write.name for write in writes if write.in_loop}
     for write in writes:
         m = lifter.scalar_type(write.name)
         if write.name in split or m is None:
@@ -337,6 +339,11 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
             if t is not None:
                 soft.setdefault(write.name, (write, t, m))
                 continue
+        if t is None and not m.weak and write.name in looped:
+            # (a Python bool computes as np.bool_ with every NumPy scalar: not a weak one in NEP 50)
+            same = next((t for t in write.leaves if t.weak and t.dtype == m.dtype != "bool"), None)
+            if same is not None:
+                python.setdefault(write.name, (write, same, m))
         if t is not None and (write.name not in unheld or write.in_loop and not unheld[write.name][0].in_loop):
             unheld[write.name] = (write, t, m)  # (named at the first such write in a loop)
     varying = _data_varying(writes)
@@ -345,16 +352,67 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
     for name, (write, t, m) in soft.items():  # (not followed in a loop kept as written: as before)
         if name in unheld or name not in varying or name in lifter.opaque_scalars:
             continue
-        if not reads_typed(lifter, name, maybe, _converting(m.dtype, maybe), returned=True):
+        if not reads_typed(lifter, name, maybe, _converting(lifter, m.dtype, maybe), returned=True):
             unheld[name] = (write, t, m)
+    for name, (write, t, m) in python.items():
+        if name not in unheld and _meets_its_dtype(lifter, name, m.dtype, maybe):
+            out.append((write, f"local {name!r} is given a {_spelled(t)} here and a {_spelled(m)} elsewhere, inside "
+                        f"a loop kept as written, and meets a value whose dtype the {_spelled(t)} takes (NEP 50: "
+                        f"0.5 * np.float32(x) is a np.float32, np.float64(0.5) * np.float32(x) a np.float64), which "
+                        f"this kernel cannot follow there; convert to one type where it is assigned "
+                        f"(np.{m.dtype}(...)) or use a separate local for each type"))
     for name, (write, t, m) in unheld.items():
-        if m.weak or not reads_typed(lifter, name, set(unheld), _converting(m.dtype, set(unheld))):
+        if m.weak or not reads_typed(lifter, name, set(unheld), _converting(lifter, m.dtype, set(unheld))):
             out.append((write, f"local {name!r} is given a {_spelled(t)} here and a {_spelled(m)} elsewhere, inside "
                         f"a loop kept as written: Python's value has the type of the last value assigned, which "
                         f"this kernel cannot follow there (one type, {_spelled(m)}, would change the value where it "
                         f"is read other than with {_spelled(m)} values or stored into an array); convert to one type "
                         f"where it is assigned (np.{m.dtype}(...), float(...)) or use a separate local for each type"))
     return out
+
+
+def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
+    """Whether the local ``name`` of NumPy's ``dtype`` that may hold a Python number of that dtype
+    (``w = 0.0``, then ``w += s`` in a loop) computes differently as the one and as the other
+    somewhere (NEP 50): a read of it meets, in an operator or a call, a value whose dtype a
+    Python number takes and NumPy's scalar does not (``w + s`` of an np.float32 ``s``: Python's
+    ``w`` becomes the float32 sum; cp3701), or is copied unchanged into another local of the
+    user's whose kind no flag follows (the kernel's own ``__`` copies follow it), in the
+    statements and in the bodies of loops kept as written."""
+    def alike(e: ir.Expr) -> bool:  # e promotes a Python number of dtype as NumPy's scalar
+        if isinstance(e, ir.Select):
+            return alike(e.then) and alike(e.otherwise)
+        if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+            return alike(e.lhs) and alike(e.rhs)
+        if isinstance(e, (ir.Cast, ir.Unary)) and not alike(e.operand):
+            return False
+        return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
+
+    def meets(e: ir.Expr) -> bool:
+        parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
+        if any(_may_be(c, {name}) for c in parts) and not all(alike(c) for c in parts if not _may_be(c, {name})):
+            return True
+        return any(meets(c) for c in ir.children(e))
+
+    def copied(array: str, value: ir.Expr) -> bool:
+        target = lifter.arrays.get(array)
+        return array != name and target is not None and target.is_scalar and not array.startswith("__") \
+            and array not in lifter.flagged and _may_be(value, {name})
+
+    values, copies = [], []
+    for statement in lifter.statements:
+        if statement.region is None:
+            values.append(statement.value)
+            copies.append((statement.array, statement.value))
+            continue
+        body = statement.region.body
+        values.extend(region.expressions(body))
+        copies.extend((op.array, op.value) for op in region.ops(body) if isinstance(op, region.Assign) and not op.index)
+    dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
+    dtypes.update(e.dtype for value in values for e in ir.walk(value))
+    if not any(weak_observers(dtype, other) for other in dtypes):
+        return False
+    return any(copied(array, value) for array, value in copies) or any(meets(value) for value in values)
 
 
 def _data_varying(writes: list[LocalWrite]) -> set[str]:
@@ -376,10 +434,14 @@ def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
     return all(promote(t, o).dtype == promote(m, o).dtype for t in types for o in others)
 
 
-def _converting(dtype: str, unheld: set[str]):
+def _converting(lifter, dtype: str, unheld: set[str]):
     """An operand that converts a Python number met with it to ``dtype`` (NEP 50): a value of
     ``dtype`` in Python too (not a constant, ``-2.0`` too, or value converted to it by this kernel:
-    ``max(x_f32[i], -2.0 + s)`` of a float64 ``s`` holding an np.float32 is float32 in Python; cf50)."""
+    ``max(x_f32[i], -2.0 + s)`` of a float64 ``s`` holding an np.float32 is float32 in Python; cf50),
+    nor a local that may hold a Python number (``w = 0.0``, then ``w += s`` of an ``s`` that is an
+    np.float32 or an np.float64: Python's ``w`` is the float32 sum there; cp3701)."""
+    unheld = unheld | {n for n, kinds in lifter.strengths.items() if kinds - {0}}
+
     def meets(e: ir.Expr) -> bool:
         if isinstance(e, ir.Select):  # (a local of several types read: each version's value)
             return meets(e.then) and meets(e.otherwise)

@@ -95,9 +95,16 @@ def _choice_leaves(node: ast.expr) -> list[ast.expr]:
 
 def flag_operands(choice: ast.expr, target: ast.Name, flagged: frozenset[str]) -> set[str]:
     """The flagged locals other than ``target`` whose flags ``kind_choice`` reads for ``target =
-    choice``: its operands that are such a local by name (``t`` of ``m = max(m, t)``)."""
-    return {leaf.id for leaf in _choice_leaves(choice)
-            if isinstance(leaf, ast.Name) and leaf.id in flagged and leaf.id != target.id}
+    choice``: its operands that are such a local by name (``t`` of ``m = max(m, t)``) or read one
+    (``t + 0.5``: ``_reads_flagged``)."""
+    return {n.id for leaf in _choice_leaves(choice) for n in walk(leaf)
+            if isinstance(n, ast.Name) and n.id in flagged and n.id != target.id}
+
+
+def _reads_flagged(leaf: ast.expr, flagged: frozenset[str]) -> bool:
+    """Whether the operand ``leaf`` of a choice computes with a flagged local (``w + 0.5`` of a
+    flagged ``w``): its kind is the local's, Python's where the local holds a Python number."""
+    return not isinstance(leaf, ast.Name) and any(isinstance(n, ast.Name) and n.id in flagged for n in walk(leaf))
 
 
 def choice_kinds(expressions, target: ast.Name, choice: ast.expr, flagged: frozenset[str]) -> set[int]:
@@ -121,15 +128,18 @@ def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, f
     ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it), or of a flagged
     ``target`` between operands of different kinds (``t = max(3.0, x[i])``: ``choice_kinds``) or
     between other flagged locals (``w = s if c else s`` of a Python ``s``: a NumPy float before,
-    cf50: ``flag_operands``)."""
+    cf50: ``flag_operands``), or with an operand computed from a flagged local (``w = w + 0.5 if c
+    else x[i]`` of a Python ``w = 0.0``: Python's float where ``c`` held; wf52's control_fuzz gave
+    np.float64)."""
     choice = choice_of(node)
     if choice is None:
         return False
     if expressions.split_of(value) is not None:
         return True
-    return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id
-                                         for leaf in _choice_leaves(choice))
+    leaves = _choice_leaves(choice)
+    return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id for leaf in leaves)
                                      or bool(flag_operands(choice, target, flagged))
+                                     or any(_reads_flagged(leaf, flagged) for leaf in leaves)
                                      or len(choice_kinds(expressions, target, choice, flagged)) > 1)
 
 
@@ -154,6 +164,10 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
         return kind
     if isinstance(choice, ast.Name) and (choice.id == target.id or choice.id in flags.lifter.flagged):
         return flags.convert(ast.copy_location(ast.Name(STRONG + choice.id, ast.Load()), choice))
+    if _reads_flagged(choice, flags.lifter.flagged):  # w + 0.5: w's kind where w holds a Python number
+        inherited = flags.lifter.kind_through_flags(choice, flags.scope, target.id)
+        if inherited is not None:
+            return inherited_flag(flags, inherited, choice)
     value = flags.convert(choice)
     split = flags.split_of(value)
     if split is not None:  # a local of several types (frontend.local_versions): its version's kind

@@ -164,6 +164,32 @@ def test_extreme_of_bools_is_a_bool():
     same(polyfuse.kernel(bool_extremes, target="python")(x), bool_extremes(x))
 
 
+def choice_reads_a_python_local(x, k):
+    w = 0.0
+    for i in range(x.shape[0]):
+        w = w + 0.5 if x[i] < 0.5 else x[i] - 1.0
+    return w
+
+
+def choice_reads_a_python_local_kept(x, k):
+    w = 0.0
+    for i in range(x.shape[0]):
+        if k[i] > 3:
+            break
+        w = w + 0.5 if x[i] < 0.5 else x[i] - 1.0
+    return w
+
+
+@pytest.mark.parametrize("fn", [choice_reads_a_python_local, choice_reads_a_python_local_kept])
+def test_choice_of_an_operand_reading_a_flagged_local_has_its_kind(fn):
+    """``w = w + 0.5 if c else x[i] - 1.0`` of a Python ``w = 0.0``: the float where every ``c``
+    held, np.float64 once ``x[i] - 1.0`` was chosen (the choice's flag was NumPy's: np.float64(1.0)
+    for Python's 1.0; cp52's control_fuzz seed 5203 #38), in a loop kept as written too."""
+    kernel = polyfuse.kernel(fn, target="python")
+    for x in (np.array([0.1, 0.2]), np.array([0.1, 0.7, 0.2]), np.array([0.7])):
+        same(kernel(x, np.zeros(x.shape[0], np.int32)), fn(x, np.zeros(x.shape[0], np.int32)))
+
+
 def test_expected_python_types():
     assert type(total(np.arange(3.0))) is np.float64
     assert type(weak_float(3)) is float and type(count(3)) is int
