@@ -676,11 +676,48 @@ class Lowering:
             if not self.changed:
                 return [stmt]
             self.any_changed = True
-            out = [copy_tree(node) for node in self.pre + out]
-            for node in out:
-                _locate(node, stmt)
-            return out
+            return self.located(self.pre + out, stmt)
         return [stmt]
+
+    def located(self, made: list[ast.stmt], stmt: ast.stmt) -> list[ast.stmt]:
+        """Copies of ``made``, the statements lowering ``stmt``: a node of ``stmt``, or a copy of
+        one (``copy.deepcopy`` keeps the location: the same kind of node at the same span, where
+        only one origin has it), keeps its location and where it came from
+        (``KernelSource.foreign``: an inlined helper's line, frontend/rewrite.py); every other node
+        takes the statement's, so that a refusal of a helper's extent names the helper's line and
+        column, not the caller's."""
+        foreign = self.source.foreign
+
+        def origin(node: ast.AST) -> KernelSource | None:
+            found = foreign.get(id(node))
+            return found[1] if found is not None and found[0] is node else None
+
+        own = {id(n): origin(n) for n in walk(stmt)}
+        spans: dict[tuple, list[KernelSource | None]] = {}
+        for n in walk(stmt):
+            if isinstance(n, (ast.expr, ast.stmt)):
+                at = spans.setdefault((type(n), location_key(n)), [])
+                if all(o is not origin(n) for o in at):
+                    at.append(origin(n))
+        here = own[id(stmt)]
+        out = []
+        for node in made:
+            copied = copy_tree(node)
+            for old, new in zip(walk(node), walk(copied)):
+                if not isinstance(new, (ast.expr, ast.stmt)):
+                    continue
+                placed = hasattr(old, "lineno")
+                seen = spans.get((type(old), location_key(old)), []) if placed else []
+                if (placed and id(old) in own) or len(seen) == 1:
+                    kept = own[id(old)] if id(old) in own else seen[0]
+                else:
+                    kept = here
+                    new.lineno, new.col_offset = stmt.lineno, stmt.col_offset
+                    new.end_lineno, new.end_col_offset = stmt.end_lineno, stmt.end_col_offset
+                if kept is not None:
+                    foreign[id(new)] = (new, kept)
+            out.append(copied)
+        return out
 
     def gathered(self, target: ast.Subscript) -> bool:
         """Whether ``target`` indexes an array by an integer index array of the kernel (a name,
@@ -2101,6 +2138,13 @@ class Lowering:
         lowered, so that a refusal of it names that statement (fe48: the def line before)."""
         here = self.here
         _locate(stmt, here if isinstance(here, (ast.stmt, ast.expr)) else self.source.tree)
+        found = self.source.foreign.get(id(here))
+        origin = found[1] if found is not None and found[0] is here else None
+        for node in walk(stmt):  # where the statement is: a helper's line in the helper's file
+            if origin is None:
+                self.source.foreign.pop(id(node), None)
+            else:
+                self.source.foreign[id(node)] = (node, origin)
         self.allocations.append(stmt)
 
     def scalar_assign(self, name: str, value: ast.expr | str, vtype: VType) -> ast.Assign:
