@@ -7,8 +7,10 @@ Each array element read is also recorded as an isl access (``read_texts``).
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import cast
 
@@ -656,6 +658,31 @@ class ExpressionLifter:
             return self.convert(node)
         finally:
             self.guards.pop()
+
+    @contextlib.contextmanager
+    def branch(self, choice: ast.IfExp, then: bool) -> Iterator[None]:
+        """Within: the reads converted are those of one branch of ``choice``, made only where
+        Python takes it, as ``_IfExp`` and ``_half_guarded`` guard them: for the kinds of a
+        choice's operands (``returns.kind_choice``, ``choice_kinds``), which converted them
+        unguarded: ``ok = x.shape[0] > 2 and x[2] > 0.0`` then ``return 1.0 if ok else 2.0``
+        refused a call of a 2-element ``x`` (ArgumentError where Python returns 2.0)."""
+        holds = self.affine_condition(choice.test)
+        data = holds is None
+        if data:  # a test of data whose first operand is affine still guards one branch
+            test = choice.test
+            first = self.affine_condition(test.values[0]) if isinstance(test, ast.BoolOp) else None
+            conjunction = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+            holds = first if then == conjunction else None
+        where = holds if holds is None or then else self.universe(choice).subtract(holds)
+        self.data_guarded += data
+        if where is not None:
+            self.guards.append(where)
+        try:
+            yield
+        finally:
+            if where is not None:
+                self.guards.pop()
+            self.data_guarded -= data
 
     def _Call(self, node: ast.Call) -> ir.Expr:
         func = node.func

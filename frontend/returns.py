@@ -112,13 +112,19 @@ def choice_kinds(expressions, target: ast.Name, choice: ast.expr, flagged: froze
     ``target = choice`` other than ``target`` and flagged locals (whose kinds their own flags
     give): ``t = x[i] + 1 if x[i] > 5 else 3.0`` and ``t = max(3.0, x[i])`` give a NumPy scalar
     or the Python float as the branch decides, though the converted value is NumPy's (fe47)."""
-    kinds = set()
-    for leaf in _choice_leaves(choice):
-        if isinstance(leaf, ast.Name) and (leaf.id == target.id or leaf.id in flagged):
-            continue
-        value = expressions.convert(leaf)
-        kinds.add(value_kind(value))
-    return kinds
+    if isinstance(choice, ast.BoolOp):  # an and/or inside a choice: the operand that decided (ty52)
+        return choice_kinds(expressions, target, bool_op_choice(choice), flagged)
+    if isinstance(choice, ast.IfExp):  # each branch's reads where Python makes them (ExpressionLifter.branch)
+        kinds = set()
+        for then, branch in ((True, choice.body), (False, choice.orelse)):
+            with expressions.branch(choice, then):
+                kinds |= choice_kinds(expressions, target, branch, flagged)
+        return kinds
+    if isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
+        return {kind for arg in choice.args for kind in choice_kinds(expressions, target, arg, flagged)}
+    if isinstance(choice, ast.Name) and (choice.id == target.id or choice.id in flagged):
+        return set()
+    return {value_kind(expressions.convert(choice))}
 
 
 def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, flagged: frozenset[str]) -> bool:
@@ -153,7 +159,11 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
         return kind_choice(flags, target, bool_op_choice(choice))
     if isinstance(choice, ast.IfExp):
         test = flags.truth(flags.convert(choice.test))  # Python's truth: k[i] is k[i] != 0
-        return _select(test, kind_choice(flags, target, choice.body), kind_choice(flags, target, choice.orelse))
+        kinds = []
+        for then, branch in ((True, choice.body), (False, choice.orelse)):
+            with flags.branch(choice, then):  # its reads where Python makes them
+                kinds.append(kind_choice(flags, target, branch))
+        return _select(test, *kinds)
     if isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
         op = ast.Lt() if choice.func.id == "min" else ast.Gt()  # type: ignore[attr-defined]
         form, kind = choice.args[0], kind_choice(flags, target, choice.args[0])

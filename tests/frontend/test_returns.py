@@ -164,6 +164,23 @@ def test_extreme_of_bools_is_a_bool():
     same(polyfuse.kernel(bool_extremes, target="python")(x), bool_extremes(x))
 
 
+def guarded_choices(x):
+    ok = x.shape[0] > 2 and x[2] > 0.0
+    m = 0
+    for i in range(x.shape[0]):
+        m = x[i + 1] if i + 1 < x.shape[0] and x[i + 1] > m else m
+    return ok, m
+
+
+def test_choice_operands_are_read_where_python_reads_them():
+    """The kind flags of ``ok`` (the Python bool ``False`` or an np.bool_) and ``m`` converted
+    the choice's operands unguarded, so ``x[2]`` and ``x[i + 1]`` were bounds-checked at every
+    size: an ArgumentError for a 2-element ``x`` (cz52: feature_campaign selections seed 38005)."""
+    kernel = polyfuse.kernel(guarded_choices, target="python")
+    for x in (np.array([0.5, -1.0]), np.array([-1.0, 2.0, 3.0])):
+        same(kernel(x), guarded_choices(x))
+
+
 def choice_reads_a_python_local(x, k):
     w = 0.0
     for i in range(x.shape[0]):
