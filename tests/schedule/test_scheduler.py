@@ -239,6 +239,18 @@ def test_verifier_compares_no_dataflow_for_program_order(monkeypatch):
     assert any("last write to A" in p for p in schedule_violations(scop, broken, scop.schedule))
     with pytest.raises(AssertionError, match="dataflow computed"):  # another schedule object: compared
         schedule_violations(scop, deps, scop.schedule.copy())
+    # a set node's map reads as a sequence's, but its parts are unordered: not program order
+
+    def two(A):
+        A[0] = 1.0
+        A[0] = A[0] + 2.0
+
+    scop = scop_of(two, np.zeros(2))
+    parts = [isl.Schedule.from_domain(scop.domain().intersect(isl.UnionSet(f"[A__shape0] -> {{ S{k}[] }}")))
+             for k in (0, 1)]
+    assert verify.program_order(scop, parts[0].sequence(parts[1]))
+    assert parts[0].set(parts[1]).get_map().is_equal(scop.schedule.get_map())
+    assert not verify.program_order(scop, parts[0].set(parts[1]))
 
 
 @pytest.mark.parametrize("fuse", ["none", "smart", "max"])
