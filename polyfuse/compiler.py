@@ -292,7 +292,7 @@ def _tile_walks(program, decisions, scop) -> tuple:
 
 
 def _verify(scop, deps, schedule) -> str:
-    problems = schedule_violations(scop, deps, schedule)
+    problems = schedule_violations(scop, deps, schedule, compare_order=True)
     if problems:
         raise VerificationError(f"schedule of {scop.name} is illegal: {'; '.join(problems)}")
     return "every dependence respected"

@@ -31,7 +31,13 @@ by insertion, Simpson's rule with an early ``return math.nan``, a Hough accumula
 ``int(round(...))``, NumPy's sliding_window_view, bincount LUTs, keepdims softmax, np.roll): 20
 match, 2 refused: zero_crossing_rate_frames (``if n < frame: return np.zeros(0)`` beside ``count =
 1 + (n - frame) // hop`` bound after it: a size the call cannot compute where the branch is
-not taken) and ecdf_unique_np (``np.cumsum`` of np.unique's counts)."""
+not taken) and ecdf_unique_np (``np.cumsum`` of np.unique's counts).
+
+Dropped after both rounds (session 38, ts52), as kernels of earlier corpus modules up to names
+(the counts above are the batch's as it came): heston_paths (batch_fe43's heston_euler_paths),
+bellman_ford (batch_fe30's), pairwise_dist_np (numpy_np21's and batch_fe30d's pairwise_dist) and
+softmax_rows_np (numpy_np21's softmax_rows).  gcd_pairs stays: its gcd is an @njit helper
+(``while b:``, a tuple swap), where batch_fe37's and numba_fe19's are written inline."""
 
 import math
 
@@ -417,22 +423,6 @@ def holt_linear(y, alpha, beta, horizon):
     return fc
 
 
-def heston_paths(z1, z2, s0, v0, kappa, theta, xi, rho, r, dt):
-    npath, nstep = z1.shape
-    s_end = np.empty(npath)
-    for p in range(npath):
-        s = s0
-        v = v0
-        for t in range(nstep):
-            w1 = z1[p, t]
-            w2 = rho * w1 + math.sqrt(1.0 - rho * rho) * z2[p, t]
-            vp = max(v, 0.0)
-            s *= math.exp((r - 0.5 * vp) * dt + math.sqrt(vp * dt) * w1)
-            v += kappa * (theta - vp) * dt + xi * math.sqrt(vp * dt) * w2
-        s_end[p] = s
-    return s_end
-
-
 def cir_bond_price_mc(z, r0, a, b, sigma, dt):
     npath, nstep = z.shape
     total = 0.0
@@ -661,20 +651,6 @@ def matrix_chain_order(dims):
                     best = c
             cost[i, j] = best
     return cost[0, n - 1]
-
-
-def bellman_ford(src, dst, w, n, s):
-    dist = np.full(n, np.inf)
-    dist[s] = 0.0
-    for _ in range(n - 1):
-        changed = False
-        for e in range(src.shape[0]):
-            if dist[src[e]] + w[e] < dist[dst[e]]:
-                dist[dst[e]] = dist[src[e]] + w[e]
-                changed = True
-        if not changed:
-            break
-    return dist
 
 
 def kahn_toposort(indptr, indices):
@@ -1070,21 +1046,11 @@ def hough_accumulate(points, n_theta, n_rho, rho_max):
     return acc
 
 
-def pairwise_dist_np(X):
-    d = X[:, None, :] - X[None, :, :]
-    return np.sqrt((d ** 2).sum(axis=-1))
-
-
 def hist_equalize_lut_np(img):
     hist = np.bincount(img.ravel(), minlength=256)
     cdf = np.cumsum(hist)
     lut = np.round(255.0 * cdf / cdf[-1]).astype(np.uint8)
     return lut[img]
-
-
-def softmax_rows_np(z):
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def polygon_area_roll_np(x, y):
@@ -1168,9 +1134,6 @@ _add("envelope_follower", envelope_follower, lambda r: (r.standard_normal(_n(r, 
      atol=1e-12)
 _add("holt_linear", holt_linear, lambda r: (r.random(_n(r, 10, int(r.integers(0, 2)))), 0.5, 0.3, 3), rtol=1e-9,
      atol=1e-12)
-_add("heston_paths", heston_paths, lambda r: (lambda p: (r.standard_normal((p, 6)), r.standard_normal((p, 6)), 100.0,
-                                                         0.04, 1.5, 0.04, 0.3, -0.6, 0.01, 1 / 12))(_n(r, 5)),
-     rtol=1e-9, atol=1e-12)
 _add("cir_bond_price_mc", cir_bond_price_mc, lambda r: (r.standard_normal((_n(r, 5), 6)), 0.03, 0.5, 0.04, 0.1,
                                                          0.1), rtol=1e-9, atol=1e-12)
 _add("bs_digital_and_delta", bs_digital_and_delta, lambda r: (r.random(_n(r, 6)) * 40 + 80, 100.0, 0.5, 0.02, 0.25),
@@ -1192,7 +1155,6 @@ _add("needleman_wunsch", needleman_wunsch, lambda r: (r.integers(0, 4, _n(r, 8))
 _add("lis_patience", lis_patience, lambda r: (r.standard_normal(_n(r, 12)),))
 _add("coin_change_ways", coin_change_ways, lambda r: (np.array([1, 2, 5, 10]), int(_n(r, 23, 0))))
 _add("matrix_chain_order", matrix_chain_order, lambda r: (r.integers(1, 20, _n(r, 6, 2)),))
-_add("bellman_ford", bellman_ford, lambda r: (*_graph_edges(r, 6, _n(r, 12, 0))[:3], 6, int(r.integers(0, 6))))
 _add("kahn_toposort", kahn_toposort, lambda r: _dag(r, _n(r, 7, 1)))
 _add("kruskal_mst_weight", kruskal_mst_weight, lambda r: _graph_edges(r, 6, _n(r, 12, 1)), rtol=1e-9, atol=1e-12)
 _add("prim_dense", prim_dense, lambda r: _dense_weights(r, _n(r, 6, 1)))
@@ -1238,9 +1200,7 @@ _add("ew_zscore", ew_zscore, lambda r: (r.standard_normal(_n(r, 10, 1)), 0.3), r
 _add("simpson_integrate", simpson_integrate, lambda r: (r.standard_normal(int(r.integers(1, 10))), 0.1), rtol=1e-9,
      atol=1e-12)
 _add("hough_accumulate", hough_accumulate, lambda r: (r.random((_n(r, 6, 1), 2)) * 4 - 2, 6, 9, 3.0))
-_add("pairwise_dist_np", pairwise_dist_np, lambda r: (r.standard_normal((_n(r, 5, 1), 3)),), rtol=1e-9, atol=1e-12)
 _add("hist_equalize_lut_np", hist_equalize_lut_np, lambda r: (r.integers(0, 256, (_n(r, 5, 1), 4), dtype=np.uint8),))
-_add("softmax_rows_np", softmax_rows_np, lambda r: (r.standard_normal((_n(r, 4, 1), 5)),), rtol=1e-9, atol=1e-12)
 _add("polygon_area_roll_np", polygon_area_roll_np,
      lambda r: (lambda n: (r.standard_normal(n), r.standard_normal(n)))(_n(r, 7, 1)), rtol=1e-9, atol=1e-12)
 _add("rolling_std_windows_np", rolling_std_windows_np, lambda r: (r.standard_normal(_n(r, 10, 3)), 3), rtol=1e-9,

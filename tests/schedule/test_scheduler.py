@@ -211,6 +211,48 @@ def test_verifier_flags_changed_last_writer():
     assert any("last write" in p for p in schedule_violations(scop, deps, swapped))
 
 
+def test_verifier_compares_no_dataflow_for_program_order(monkeypatch):
+    """Program order (the scop's schedule, or with ``compare_order`` an equal map) compared with
+    itself computes no dataflow; a write-after-write dependence that runs backwards in it is
+    still found (the dependences are checked, not the order)."""
+    import dataclasses
+
+    import polyfuse.analysis.verify as verify
+
+    def twice(n, A):
+        for i in range(n):
+            A[i] = 1.0
+        for i in range(n):
+            A[i] = A[i] + 2.0
+
+    def no_dataflow(*args, **kwargs):
+        raise AssertionError("dataflow computed")
+
+    scop = scop_of(twice, 4, np.zeros(4))
+    deps = compute_dependences(scop)
+    monkeypatch.setattr(verify, "exact_flow", no_dataflow)
+    monkeypatch.setattr(verify, "_memory_order_kept", no_dataflow)
+    assert schedule_violations(scop, deps, scop.schedule) == []
+    assert schedule_violations(scop, deps, scop.schedule.copy(), compare_order=True) == []
+    broken = dataclasses.replace(deps, items=tuple(dataclasses.replace(d, relation=d.relation.reverse())
+                                                   if d.kind == "WAW" else d for d in deps.items))
+    assert any("last write to A" in p for p in schedule_violations(scop, broken, scop.schedule))
+    with pytest.raises(AssertionError, match="dataflow computed"):  # another schedule object: compared
+        schedule_violations(scop, deps, scop.schedule.copy())
+    # a set node's map reads as a sequence's, but its parts are unordered: not program order
+
+    def two(A):
+        A[0] = 1.0
+        A[0] = A[0] + 2.0
+
+    scop = scop_of(two, np.zeros(2))
+    parts = [isl.Schedule.from_domain(scop.domain().intersect(isl.UnionSet(f"[A__shape0] -> {{ S{k}[] }}")))
+             for k in (0, 1)]
+    assert verify.program_order(scop, parts[0].sequence(parts[1]))
+    assert parts[0].set(parts[1]).get_map().is_equal(scop.schedule.get_map())
+    assert not verify.program_order(scop, parts[0].set(parts[1]))
+
+
 @pytest.mark.parametrize("fuse", ["none", "smart", "max"])
 def test_chosen_schedules_verify(fuse):
     for fn, values in ((prefix_sum, (6, np.zeros(6))), (two_maps, args3()), (shifted, args3())):
