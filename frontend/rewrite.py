@@ -938,6 +938,21 @@ class Helper:
 _MISSING = object()
 
 
+def _array_expression(node: ast.expr, globals_: dict) -> bool:
+    """Whether ``node`` is an expression whose value can only be an array in the subset: arithmetic,
+    a slice, ``.T`` or a call of a NumPy function (``np.unique(x)``); not a name, a literal, a
+    tuple or a builtin's call (``len(range(n))`` stays the lifter's)."""
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(node, ast.Subscript):
+        return any(isinstance(part, ast.Slice) for part in walk(node.slice))
+    if isinstance(node, ast.Attribute):
+        return node.attr == "T"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        return globals_.get(node.func.value.id) is np
+    return False
+
+
 class _Substitute(ast.NodeTransformer):
     """Parameters and locals read -> their values (copies); names written -> fresh names."""
 
@@ -1031,9 +1046,11 @@ class Normalizer(ast.NodeTransformer):
             extents = self.local(node.args[0])
             if extents:
                 return self.extent(extents, 0, node)
-            if isinstance(node.args[0], ast.Name) and node.args[0].id not in self.rw.args:
-                # another local (an array temporary, a view): len(a) is a.shape[0], which the
-                # NumPy lowering knows; of anything else the lifter reports the .shape
+            if (isinstance(node.args[0], ast.Name) and node.args[0].id not in self.rw.args) \
+                    or _array_expression(node.args[0], self.rw.globals):
+                # another local (an array temporary, a view) or an array expression (len(a + b),
+                # len(a[1:]), len(np.unique(x))): len(e) is e.shape[0], which the NumPy lowering
+                # knows; of anything else the lifter reports the .shape
                 shape = ast.Attribute(self.rw.copy(node.args[0]), "shape", ast.Load())
                 return self.rw.placed(ast.Subscript(shape, ast.Constant(0), ast.Load()), node)
         return node

@@ -85,6 +85,24 @@ def test_len_negative_axis_size_and_ndim():
     same_as_python(k_len_size, V, 2, np.zeros(8))
 
 
+def k_len_of_array_expressions(A, x):
+    s = 0.0
+    for i in range(len(x[::2])):  # a slice's length in a loop bound
+        s += x[2 * i]
+    return s + len(A[:, 0]) + len(A.T) * 10 + len(np.sort(x)) * 100 + len(-x[2:]) * 1000
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_len_of_an_array_expression_is_its_first_extent(target):
+    """``len(e)`` of an array expression (a slice, ``.T``, arithmetic, a NumPy call) is
+    ``e.shape[0]``; it was refused as "len() of an array" (cz52's mix_fuzz), also where the
+    slice is empty."""
+    kernel = polyfuse.kernel(k_len_of_array_expressions, target=target)
+    for A, x in ((np.ones((3, 4)), np.arange(5.0)), (np.ones((0, 2)), np.ones(1))):
+        got, want = kernel(A, x), k_len_of_array_expressions(A, x)
+        assert got == want and type(got) is type(want)
+
+
 def k_size_2d(A, B):
     total = A.size
     for i in range(A.shape[0]):
