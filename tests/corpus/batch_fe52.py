@@ -30,7 +30,10 @@ an ``if v.size == 0: return np.nan, np.nan``: frontend/arrays' selections).  Ref
 trinomial_euro_call (``v = nv`` of a new array of another extent in the loop), rle_encode_pairs
 (an early return of empty arrays before a count-then-allocate pair: now refused at the return,
 as a single array is, not as "if-condition '0 == runs'" at the def line) and poly_features_deg2_np
-(a list of arrays joined by np.hstack)."""
+(a list of arrays joined by np.hstack).  Dropped in the session's review as the same programs up to
+names as earlier corpus kernels (benchmarks/corpus_duplicates.py): integral_image_u8 (batch_fe41's
+integral_image), logsumexp_rows_np (batch_fe33's logsumexp_rows), cross_entropy_onehot_np
+(batch_np37b's softmax_cross_entropy); 74 kernels remain."""
 
 import math
 
@@ -190,17 +193,6 @@ def lif_neuron_spikes(current, dt, tau, v_th, v_reset):
             vm = v_reset
         v[i] = vm
     return v, spikes
-
-
-def integral_image_u8(img):
-    h, w = img.shape
-    ii = np.zeros((h + 1, w + 1), dtype=np.int64)
-    for i in range(h):
-        row = 0
-        for j in range(w):
-            row += img[i, j]
-            ii[i + 1, j + 1] = ii[i, j + 1] + row
-    return ii
 
 
 def box_sum_from_integral(img, r):
@@ -1449,17 +1441,6 @@ def huber_loss_grad_np(r, delta):
     return loss.mean(), grad
 
 
-def logsumexp_rows_np(Z):
-    m = Z.max(axis=1)
-    return m + np.log(np.exp(Z - m[:, None]).sum(axis=1))
-
-
-def cross_entropy_onehot_np(logits, y):
-    z = logits - logits.max(axis=1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-    return -logp[np.arange(y.shape[0]), y].mean()
-
-
 def confusion_matrix_np(y_true, y_pred, k):
     cm = np.zeros((k, k), dtype=np.int64)
     np.add.at(cm, (y_true, y_pred), 1)
@@ -1545,7 +1526,6 @@ _add("cic_interp_int", cic_interp_int, lambda r: (r.integers(-20, 20, _n(r, 8)).
 _add("preemphasis_f32", preemphasis_f32, lambda r: (r.standard_normal(_n(r, 10, 0)).astype(np.float32), 0.97),
      rtol=1e-6, atol=1e-6)
 _add("lif_neuron_spikes", lif_neuron_spikes, lambda r: (r.random(_n(r, 20, 0)) * 3.0, 0.5, 2.0, 1.0, 0.0), **F)
-_add("integral_image_u8", integral_image_u8, lambda r: (r.integers(0, 256, (_n(r, 5), 6), dtype=np.uint8),))
 _add("box_sum_from_integral", box_sum_from_integral, lambda r: (r.random((_n(r, 6, 1), 5)), 1), **F)
 _add("hist_equalize_u8", hist_equalize_u8, lambda r: (r.integers(10, 60, (_n(r, 6), 5), dtype=np.uint8),))
 _add("median3x3_sort9", median3x3_sort9, lambda r: (r.random((_n(r, 6, 2), 5)),))
@@ -1644,9 +1624,6 @@ _add("minmax_scale_clip_np", minmax_scale_clip_np, lambda r: (r.standard_normal(
 _add("pairwise_sqdist_np", pairwise_sqdist_np, lambda r: (r.standard_normal((_n(r, 5), 3)), r.standard_normal((4, 3))),
      rtol=1e-8, atol=1e-10)
 _add("huber_loss_grad_np", huber_loss_grad_np, lambda r: (r.standard_normal(_n(r, 9)) * 2, 1.0), **F)
-_add("logsumexp_rows_np", logsumexp_rows_np, lambda r: (r.standard_normal((_n(r, 5), 4)) * 3,), **F)
-_add("cross_entropy_onehot_np", cross_entropy_onehot_np,
-     lambda r: (lambda n: (r.standard_normal((n, 4)), r.integers(0, 4, n)))(_n(r, 6)), **F)
 _add("confusion_matrix_np", confusion_matrix_np, lambda r: (lambda n: (r.integers(0, 3, n), r.integers(0, 3, n), 3))(_n(r, 10)))
 _add("winsorize_quantile_np", winsorize_quantile_np, lambda r: (r.standard_normal(_n(r, 11, 2)), 0.1), **F)
 _add("ema_crossover_signal_np", ema_crossover_signal_np, lambda r: (100 + np.cumsum(r.standard_normal(_n(r, 12, 2))), 0.4, 0.1),
