@@ -142,11 +142,9 @@ def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, f
         return False
     if expressions.split_of(value) is not None:
         return True
-    leaves = _choice_leaves(choice)
-    return target.id in flagged and (any(isinstance(leaf, ast.Name) and leaf.id == target.id for leaf in leaves)
-                                     or bool(flag_operands(choice, target, flagged))
-                                     or any(_reads_flagged(leaf, flagged) for leaf in leaves)
-                                     or len(choice_kinds(expressions, target, choice, flagged)) > 1)
+    # an operand that is or reads a flagged local (``target`` among them): ``m``, ``t``, ``w + 0.5``
+    reads_a_flag = any(isinstance(n, ast.Name) and n.id in flagged for leaf in _choice_leaves(choice) for n in walk(leaf))
+    return target.id in flagged and (reads_a_flag or len(choice_kinds(expressions, target, choice, flagged)) > 1)
 
 
 def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
