@@ -595,6 +595,19 @@ def blas_row_chunks_guarded() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", True)
 
 
+def blas_plain_library() -> bool:
+    """``POLYFUSE_BLAS_PLAIN_LIBRARY``: a plain matrix product kept whole that ``row_chunked``
+    cuts (NumPy's ``x @ W``, not under a nest's guard) has the library's own threads as a third
+    mode the runtime measures too (backends/cpu/phases.py ``library_mode``; ``BlasTimes``), as the
+    guarded products, the stacks and the matrix-vector products have: the rows on polyfuse's
+    threads need the team's helper on the other core when the call starts, OpenBLAS's workers are
+    already spinning there (NumPy programs gemm and mlp at the bench size, boosted, load 11: the
+    rows 20.3 / 19.3 ms by their 25th percentile, the product whole on the library's threads 11.0
+    / 12.6, NumPy 11.9 / 14.0; docs/performance.md, session 39).  Read at compile time (part of
+    the disk cache's key); 0 measures only the rows and one BLAS thread for them, as before."""
+    return env_flag("POLYFUSE_BLAS_PLAIN_LIBRARY", True)
+
+
 def gemv_row_loops() -> bool:
     """``POLYFUSE_GEMV_ROW_LOOPS``: a NumPy matrix-vector product whose summed axis is the
     matrix's last subscript (``A @ x``, ``np.dot(A, x)``: a dot product per row of ``A``) runs as

@@ -37,6 +37,7 @@ from polyfuse.model.loop_ast import (
     top_level,
 )
 from polyfuse.options import (
+    blas_plain_library,
     blas_row_chunks,
     blas_row_chunks_gemv,
     blas_row_chunks_guarded,
@@ -402,7 +403,10 @@ def library_mode(program: LoopProgram, node: Node) -> bool:
     """For a product ``row_chunked`` cuts: is it a site that would run whole on the library's
     threads without the cut (a plain product under its nest's guard, a matrix times a vector, a
     stack of products cut by its batch axis: ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``,
-    ``POLYFUSE_BLAS_STACK_CHUNKS``)?  There the runtime measures the
+    ``POLYFUSE_BLAS_STACK_CHUNKS``), or any other, NumPy's ``x @ W`` (``POLYFUSE_BLAS_PLAIN_LIBRARY``:
+    the rows need the team's helper woken on the other core, where OpenBLAS's workers may already
+    spin; gemm's and mlp's NumPy programs ran 0.57-0.89x NumPy on the rows under load, ~1.0x
+    with the library's threads measured too)?  There the runtime measures the
     library's threads too, beside the rows on polyfuse's threads and one BLAS thread serially
     (backends/cpu/parallel.py ``BlasTimes``): OpenBLAS's threads reach 98% of its matmul on a
     quiet machine but collapse under load once its pool went idle (gesummv LARGE: 45.5 ms on its
@@ -414,7 +418,7 @@ def library_mode(program: LoopProgram, node: Node) -> bool:
     op = _kept_product(program, node)
     if op is None:
         return False
-    return bool(op.batch) or _is_one(op.cols) or not isinstance(node, StmtCall)
+    return bool(op.batch) or _is_one(op.cols) or not isinstance(node, StmtCall) or blas_plain_library()
 
 
 def _is_one(expr: ir.Expr) -> bool:

@@ -88,6 +88,7 @@ def cpu_key() -> str:
     from polyfuse.hardware import llvm_host
     from polyfuse.options import (
         blas_beta_zero,
+        blas_plain_library,
         blas_row_chunks,
         blas_row_chunks_gemv,
         blas_row_chunks_guarded,
@@ -143,7 +144,7 @@ def cpu_key() -> str:
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
               + (" guarded" if blas_row_chunks_guarded() else "")
               + (" triangles" if triangle_chunks() else "") + (" stacks" if blas_stack_chunks() else "")
-              + (" product-pairs" if product_pairs() else ""))
+              + (" product-pairs" if product_pairs() else "") + (" plain-library" if blas_plain_library() else ""))
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     chunks += "" if stack_row_gemm() else " stack-gemm"

@@ -80,9 +80,11 @@ def test_the_serial_run_of_a_chunked_product_is_the_chunk_of_every_row(monkeypat
 
 
 @pytest.mark.parametrize("threads_count, nq, nk, d", [(2, 13, 11, 8), (3, 97, 90, 40)])
-def test_attention_on_row_chunks_matches_numpy(forced, threads_count, nq, nk, d):
+def test_attention_on_row_chunks_matches_numpy(monkeypatch, forced, threads_count, nq, nk, d):
     """Small sizes run the loops over each chunk's rows, the larger ones BLAS on each chunk
-    (work over BLAS_MIN_WORK also at 97 / 3 rows)."""
+    (work over BLAS_MIN_WORK also at 97 / 3 rows); the rows forced (the library's threads are
+    measured too, ``POLYFUSE_BLAS_PLAIN_LIBRARY``)."""
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
     Q, K, V = (RNG.standard_normal(shape) for shape in ((nq, d), (nk, d), (nk, 5 * d)))
     k = polyfuse.kernel(attention)
     threads.set_num_threads(threads_count)
@@ -94,9 +96,10 @@ def test_attention_on_row_chunks_matches_numpy(forced, threads_count, nq, nk, d)
     assert all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
 
 
-def test_few_columns_on_row_chunks_each_chunk_narrow(forced):
+def test_few_columns_on_row_chunks_each_chunk_narrow(monkeypatch, forced):
     """A float64 product with few columns whose chunks of rows each take blas.py's narrow way
     (``?dgemm`` with m = the chunk's rows into a buffer, copied to the chunk's rows of out)."""
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
     from polyfuse.backends.cpu.blas import NARROW_MIN_DEPTH, NARROW_MIN_ROWS
 
     rows, depth = 2 * NARROW_MIN_ROWS + 3, NARROW_MIN_DEPTH  # two chunks of at least NARROW_MIN_ROWS
@@ -109,7 +112,8 @@ def test_few_columns_on_row_chunks_each_chunk_narrow(forced):
     assert all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
 
 
-def test_accumulating_product_and_strided_rows_on_chunks(forced):
+def test_accumulating_product_and_strided_rows_on_chunks(monkeypatch, forced):
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
     A, B, C = RNG.standard_normal((9, 6)), RNG.standard_normal((6, 7)), RNG.standard_normal((9, 7))
     threads.set_num_threads(2)
     k = polyfuse.kernel(accumulate)
@@ -194,6 +198,27 @@ def test_the_knob(monkeypatch, forced, setting):
     assert len(chunked_phases(k, (Q, K, V))[0]) == (0 if setting == "0" else 2)
     assert ("row-chunked products" in k.explain(Q, K, V).to_dict()) == (setting != "0")
     assert count is None or count[0]() == before
+
+
+@pytest.mark.parametrize("setting", ["1", "0"])
+def test_a_plain_product_measures_the_library_too(monkeypatch, forced, setting):
+    """``POLYFUSE_BLAS_PLAIN_LIBRARY`` (default on): a NumPy product ``A @ B`` kept whole and cut
+    by rows has the library's threads as a candidate (``Phase.library``), as a guarded one has;
+    forced, every call runs there and gives NumPy's result.  0: only the rows and one BLAS thread,
+    the forced mode not taken."""
+    monkeypatch.setenv("POLYFUSE_BLAS_PLAIN_LIBRARY", setting)
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "library")
+    threads.set_num_threads(2)
+    A, B = RNG.standard_normal((97, 40)), RNG.standard_normal((40, 90))
+    k = polyfuse.kernel(accumulate, cache=False)
+    for _ in range(4):
+        out = np.ones((97, 90))
+        k(A, B, out)
+        np.testing.assert_allclose(out, 1.0 + A @ B, rtol=1e-12, atol=1e-14)
+    backend = k.compile(A, B, out).backend
+    sites = [p.index for p in backend.artifact.phases if p.blas_rows and p.library]
+    assert len(sites) == (1 if setting == "1" else 0), backend.artifact.phases
+    assert set(backend.blas_modes.values()) == ({"library"} if setting == "1" else set()), backend.blas_modes
 
 
 def test_one_thread_holders_are_counted():
