@@ -58,6 +58,12 @@ def accumulate(A, B, C):
     C += A @ B
 
 
+def three_products(A, B, C, D):
+    E = A @ B
+    F = C @ D
+    return E @ F
+
+
 def strided(A, B):
     return A[::2] @ B  # not a BLAS layout: each chunk runs the loops over its rows
 
@@ -219,6 +225,14 @@ def test_a_plain_product_measures_the_library_too(monkeypatch, forced, setting):
     sites = [p.index for p in backend.artifact.phases if p.blas_rows and p.library]
     assert len(sites) == (1 if setting == "1" else 0), backend.artifact.phases
     assert set(backend.blas_modes.values()) == ({"library"} if setting == "1" else set()), backend.blas_modes
+    # two products that share no array then pair (``POLYFUSE_BLAS_PAIRS`` needs ``Phase.library``)
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "measure")
+    C, D = RNG.standard_normal((90, 50)), RNG.standard_normal((50, 60))
+    p = polyfuse.kernel(three_products, cache=False)
+    for _ in range(4):
+        np.testing.assert_allclose(p(A, B, C, D), (A @ B) @ (C @ D), rtol=1e-12)
+    flags = [(ph.library, ph.pair) for ph in p.compile(A, B, C, D).backend.artifact.phases if ph.blas_rows]
+    assert flags == ([(True, True), (True, False), (True, False)] if setting == "1" else [(False, False)] * 3), flags
 
 
 def test_one_thread_holders_are_counted():
