@@ -58,6 +58,10 @@ BODIES = [
     # a choice testing the local it assigns: each version's part reads the old t (cp47: the
     # float version written first made the kind's test see its 0.0: k[0] came back for x[1] - 2.0)
     "t = 1\n    if c > 0:\n        t = x[0] - 1.25 * c\n    t = (x[1] - 2.0) if t else k[0]\n    o[0] = t\n    return t",
+    # the same under an if whose condition reads data: the temporaries of the parts are written
+    # where it holds only, and were refused as read before assigned where it fails (fe53)
+    "t = 1\n    if c > 0:\n        t = x[0] - 1.25 * c\n    if f[2] < c:\n        t = (x[1] - 2.0) if t else k[0]\n"
+    "    return t",
 ]
 
 
@@ -378,3 +382,29 @@ def test_loop_python_float_meets_float32(func, target):
     if func is _python_float_read_first:
         with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'w'.*Python float.*np.float64.*NEP 50"):
             polyfuse.kernel(_python_float_read_first_kept, target="python", cache=False)(np.zeros(2), f[:2], np.zeros(2))
+
+
+def _product_of_chosen_dtype(x, y):
+    s = 0.5
+    v = 2.1
+    for i in range(x.shape[0]):
+        if x[i] > 1:
+            v = y[i]
+        if x[i] > 0:
+            s *= v * 0.5
+    return s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_loop_split_local_updated_under_a_data_if(target):
+    """``s *= v * 0.5`` under ``if x[i] > 0`` of a ``v`` that is Python's 2.1 or an np.float32 as
+    the data decide (NEP 50: ``s`` becomes an np.float32 once such a ``v`` meets it, else stays a
+    Python float): the split ``s``'s update reads ``v``'s choice, so its parts go through
+    temporaries, which the if wrote back where its condition failed, reading them before any
+    assignment (refused: "local 's' may be read before it is assigned", fe53)."""
+    kernel = polyfuse.kernel(_product_of_chosen_dtype, target=target, cache=False)
+    y = np.array([1.5, 0.25, 3.0, 0.75], np.float32)
+    for x in ([-1.0, 0.5, 2.0, 0.5], [0.5, -1.0, 0.5, -1.0], [-1.0] * 4, [2.0, -1.0, -1.0, 0.5], []):
+        args = (np.array(x), y[:len(x)])
+        want, got = _product_of_chosen_dtype(*args), kernel(*args)
+        assert _same(got, want), (x, want, got)
