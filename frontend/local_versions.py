@@ -377,8 +377,10 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     somewhere (NEP 50): a read of it meets, in an operator or a call, a value whose dtype a
     Python number takes and NumPy's scalar does not (``w + s`` of an np.float32 ``s``: Python's
     ``w`` becomes the float32 sum; cp3701), or is copied unchanged into another local of the
-    user's whose kind no flag follows (the kernel's own ``__`` copies follow it), in the
-    statements and in the bodies of loops kept as written."""
+    user's whose kind no flag follows (the kernel's own ``__`` copies follow it) and that copy is
+    seen so in turn (its own reads meet such a value, it is returned, or copied on into one seen
+    so: ``u = (s or (s + 0.5))`` then ``o[i] = u * 0.1`` computes alike; fe53), in the statements
+    and in the bodies of loops kept as written."""
     def alike(e: ir.Expr) -> bool:  # e promotes a Python number of dtype as NumPy's scalar
         if isinstance(e, ir.Select):
             return alike(e.then) and alike(e.otherwise)
@@ -388,16 +390,25 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             return False
         return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
 
-    def meets(e: ir.Expr) -> bool:
+    def meets(e: ir.Expr, local: str) -> bool:
         parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
-        if any(_may_be(c, {name}) for c in parts) and not all(alike(c) for c in parts if not _may_be(c, {name})):
+        if any(_keeps_kind(c, local) for c in parts) and not all(alike(c) for c in parts if not _keeps_kind(c, local)):
             return True
-        return any(meets(c) for c in ir.children(e))
+        return any(meets(c, local) for c in ir.children(e))
 
-    def copied(array: str, value: ir.Expr) -> bool:
+    def copied(array: str, value: ir.Expr, local: str) -> bool:
         target = lifter.arrays.get(array)
-        return array != name and target is not None and target.is_scalar and not array.startswith("__") \
-            and array not in lifter.flagged and _may_be(value, {name})
+        return array != local and target is not None and target.is_scalar and not array.startswith("__") \
+            and array not in lifter.flagged and _keeps_kind(value, local)
+
+    def seen(local: str, through: frozenset[str]) -> bool:
+        """Whether a copy ``local`` of the value computes or is returned differently as
+        Python's number and as NumPy's scalar."""
+        returned = local in _returned_names(lifter.returns) if lifter.returns is not None else False
+        return returned or any(meets(value, local) for value in values) \
+            or any(array.startswith(RESULT_PREFIX) and _reads(value, local) for array, value in copies) \
+            or any(copied(array, value, local) and array not in through and seen(array, through | {array})
+                   for array, value in copies)
 
     values, copies = [], []
     for statement in lifter.statements:
@@ -412,7 +423,8 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     dtypes.update(e.dtype for value in values for e in ir.walk(value))
     if not any(weak_observers(dtype, other) for other in dtypes):
         return False
-    return any(copied(array, value) for array, value in copies) or any(meets(value) for value in values)
+    return any(meets(value, name) for value in values) \
+        or any(copied(array, value, name) and seen(array, frozenset({name, array})) for array, value in copies)
 
 
 def _data_varying(writes: list[LocalWrite]) -> set[str]:
@@ -502,6 +514,37 @@ def _may_be(e: ir.Expr, names: set[str]) -> bool:
     if isinstance(e, (ir.Unary, ir.Cast)):
         return _may_be(e.operand, names)
     return False
+
+
+_ARITHMETIC = frozenset(("+", "-", "*", "/", "//", "%", "**"))
+
+
+def _keeps_kind(e: ir.Expr, name: str) -> bool:
+    """Whether ``e`` is a Python number wherever the local ``name`` holds one and NumPy's scalar
+    wherever it holds NumPy's: the local itself (``_may_be``), or arithmetic of such a value with
+    Python numbers (``s * 2.0``, ``s + i``: a Python float times 2.0 stays one, an np.float64
+    stays NumPy's), so that ``s * 2.0 + f32[i]`` is Python's float32 sum where ``s`` is Python's
+    (wrong before fe53: the float64 sum in a loop kept as written)."""
+    if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
+        return _keeps_kind(e.lhs, name) and _python_number(e.rhs) or _keeps_kind(e.rhs, name) and _python_number(e.lhs)
+    if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+        return _keeps_kind(e.lhs, name) or _keeps_kind(e.rhs, name)
+    if isinstance(e, ir.Select):
+        return _keeps_kind(e.then, name) or _keeps_kind(e.otherwise, name)
+    if isinstance(e, (ir.Unary, ir.Cast)):
+        return _keeps_kind(e.operand, name)
+    return _may_be(e, {name})
+
+
+def _python_number(e: ir.Expr) -> bool:
+    """Whether ``e`` may be a Python number: a weak value, or a constant (a literal that met the
+    local's NumPy type is lifted in that type: ``s * 2.0`` of a float64 ``s``)."""
+    return e.weak or constant_of(e) is not None
+
+
+def _reads(e: ir.Expr, name: str) -> bool:
+    """Whether ``e`` reads the local ``name``."""
+    return any(isinstance(n, ir.Load) and n.array == name and not n.index for n in ir.walk(e))
 
 
 def _returned_names(returns) -> set[str]:

@@ -408,3 +408,42 @@ def test_loop_split_local_updated_under_a_data_if(target):
         args = (np.array(x), y[:len(x)])
         want, got = _product_of_chosen_dtype(*args), kernel(*args)
         assert _same(got, want), (x, want, got)
+
+
+def _python_float_copied_kept(x, f, o):
+    s = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > 5:
+            break
+        if x[i] > 0:
+            s = x[i]
+        w = (s or (s + 0.5))
+        o[i] = w * 0.1
+
+
+def _python_float_scaled_kept(x, f, o):
+    s = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > 5:
+            break
+        if x[i] > 0:
+            s = x[i]
+        o[i] = s * 2.0 + f[i]
+
+
+def test_kept_loop_copy_of_a_python_float_followed_by_its_reads():
+    """A float64 ``s`` that is Python's 0.5 or an np.float64, in a loop kept as written, copied
+    into ``w = (s or (s + 0.5))``: ``w`` is read only as ``w * 0.1`` and stored, which Python's
+    float and NumPy's compute alike, so it compiles (refused since the NEP 50 copy rule, fe53
+    follows the copy's reads).  ``s * 2.0 + f32[i]`` is Python's float32 sum where ``s`` is
+    Python's float (NEP 50): refused, where the float64 sum came back before (the arithmetic of
+    ``s`` with Python numbers was not followed)."""
+    f = np.array([0.1, 0.2, 0.3, 0.7], np.float32)
+    kernel = polyfuse.kernel(_python_float_copied_kept, target="python", cache=False)
+    for x in ([-1.0, -1.0, -2.0, -1.0], [-1.0, 2.5, -1.0, 9.0], [0.0, 1.0, 0.0, -1.0]):
+        want, got = np.zeros(4), np.zeros(4)
+        _python_float_copied_kept(np.array(x), f, want)
+        kernel(np.array(x), f, got)
+        assert _same(got, want), (x, got, want)
+    with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 's'.*Python float.*NEP 50"):
+        polyfuse.kernel(_python_float_scaled_kept, target="python", cache=False)(np.zeros(2), f[:2], np.zeros(2))
