@@ -153,6 +153,7 @@ class Lifter:
         self.nest = 0
         self.guards: list[Guard] = []  # enclosing data-dependent if conditions (frontend.control)
         self.fresh_defs: set[int] = set()  # ids of branch-local first assignments (control.branch_definitions)
+        self.bool_sums: set[str] = set()  # bool locals added (or multiplied) with a Python bool or a local
         self.cond_count = 0
         self.assert_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)

@@ -447,3 +447,31 @@ def test_kept_loop_copy_of_a_python_float_followed_by_its_reads():
         assert _same(got, want), (x, got, want)
     with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 's'.*Python float.*NEP 50"):
         polyfuse.kernel(_python_float_scaled_kept, target="python", cache=False)(np.zeros(2), f[:2], np.zeros(2))
+
+
+PYTHON_BOOLS = [  # u: Python's True until the data give it an np.bool_
+    "for i in range(x.shape[0]):\n        u = u or c[i] == 1\n    return u + u, u * 1.5",
+    "t = 0\n    for i in range(x.shape[0]):\n        t = u + u\n        u = x[i] > 0\n    return t",
+    "o = np.zeros(x.shape[0])\n    for i in range(x.shape[0]):\n        o[i] = u + u\n        u = x[i] > 0\n    return o",
+    "t = 0.0\n    for i in range(x.shape[0]):\n        t = u * 1.5 + (u + 1)\n        u = x[i] > 0\n    return t",
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("body", PYTHON_BOOLS)
+def test_loop_bool_local_of_a_python_bool_in_arithmetic(body, target):
+    """A bool local that holds Python's ``True`` or an np.bool_ as the data decide, in a loop:
+    ``u + u`` is the int 2 of Python's bools and ``np.True_`` of NumPy's (a logical or), so the
+    local is split into versions (exact); it gave 1 and ``np.True_`` where Python gives 2 (fe53).
+    In a loop kept as written it is refused at the Python bool's assignment."""
+    func = define(f"def kern(x, c):\n    u = True\n    {body}\n")
+    kernel = polyfuse.kernel(func, target=target, cache=False)
+    for x, c in (([1.0, -1.0, 2.0], [1, 0, 1]), ([2.0, 1.0], [0, 0]), ([-2.0, -1.0], [1, 0]), ([2.0], [1])):
+        want, got = func(np.array(x), np.array(c)), kernel(np.array(x), np.array(c))
+        assert all(_same(g, w) for g, w in zip(got if isinstance(got, tuple) else (got,),
+                                                want if isinstance(want, tuple) else (want,))), (x, c, want, got)
+    if body is PYTHON_BOOLS[1] and target == "python":
+        kept = define("def kern(x, c):\n    u = True\n    t = 0\n    for i in range(x.shape[0]):\n"
+                      "        if x[i] > 5:\n            break\n        t = u + u\n        u = x[i] > 0\n    return t\n")
+        with pytest.raises(polyfuse.UnsupportedError, match=r":2:.*local 'u'.*Python bool.*True \+ True is the int 2"):
+            polyfuse.kernel(kept, target="python", cache=False)(np.ones(2), np.ones(2))
