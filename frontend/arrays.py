@@ -1805,9 +1805,10 @@ class Lowering:
             return []
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
+            why = self.resized_why(name, entry, value) or (f"; write into it with {name}[...] = ... or use a "
+                                                            "new name")
             raise self.error(stmt, f"rebinding {what} {name!r} to a new array inside a loop or branch (only "
-                             f"the top level of the body may bind it again); write into it with {name}[...] = "
-                             "... or use a new name", "array name rebound")
+                             f"the top level of the body may bind it again){why}", "array name rebound")
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
@@ -1905,6 +1906,22 @@ class Lowering:
         computed = self.call_time_size(written)
         if computed is not None:  # count = (n - w) // s + 1: a size the call computes
             self.sizes[name] = computed.node
+
+    def resized_why(self, name: str, entry: ArrayName, value: View) -> str:
+        """Why ``name = value`` in a loop cannot keep ``name``'s one array where the new array's
+        extents change with the loop (a trinomial tree's ``nv = np.empty(2 * i + 1)`` ... ``v =
+        nv``), and what to write instead; '' elsewhere."""
+        extents = tuple(sym_of(_ViewShapes(self).visit(copy.deepcopy(e.node))) for e in value.extents)
+        varying = [e for e in extents if self.in_loop(e)]
+        if not varying or len(extents) != len(entry.extents):
+            return ""
+        new = ", ".join(_user_text(e.text) for e in extents)
+        old = ", ".join(_user_text(e.text) for e in entry.extents)
+        return (f": here to an array of extent ({new}), which changes with each iteration, where {name!r} has "
+                f"extent ({old}); polyfuse allocates each local array once per call, at one size, so no name "
+                "can stand for arrays of several sizes; allocate two arrays of the largest extent before the "
+                f"loop, write each iteration's values into the first ({_user_text(varying[0].text)}) elements of "
+                f"one and swap the names at the end of the iteration ({name}, other = other, {name})")
 
     def note_branch_size(self, stmt: ast.Assign, name: str) -> None:
         """``nf = 1 + (n - w) // hop`` inside ifs of sizes and integer arguments alone (no loop:
@@ -2330,8 +2347,8 @@ class Lowering:
             increasing = (coeff > 0) == (loop.step > 0)  # e grows along the loop's own order
             if loop.step > 0:
                 end = f"({loop.stop}) - 1" if increasing else loop.start
-            else:
-                end = loop.start if increasing else f"({loop.stop}) + 1"
+            else:  # (the loop runs down: e is largest at its last iteration, or else at its start)
+                end = f"({loop.stop}) + 1" if increasing else loop.start
             e = e - atom(loop.var).scale(coeff) + sym_of(ast.parse(end, mode="eval").body).scale(coeff)
         return None if self.in_loop(e) else e
 
