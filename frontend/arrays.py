@@ -37,7 +37,13 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
-from .call_sizes import call_time_array, call_time_data_source, call_time_source, indexes_integers
+from .call_sizes import (
+    call_time_array,
+    call_time_data_source,
+    call_time_source,
+    guarded_source,
+    indexes_integers,
+)
 from .checker import (
     SUPPORTED_HINT,
     assert_message,
@@ -1630,8 +1636,11 @@ class Lowering:
         float argument, ``(n - w) // s + 1``), as a new size parameter whose value the call
         computes by evaluating it (frontend.call_sizes, scop.SizeProduct.source); None when it is
         not of those forms (or reads an argument the kernel assigns)."""
-        source = call_time_source(node, self.arguments, self.globals, set(self.stores))
-        guard = self.data_size_guard() if source is None else None
+        source = call_time_source(self.sources_of_sizes(node), self.arguments, self.globals, set(self.stores))
+        where = self.data_size_guard()
+        if source is not None and where and source not in self.computed_sizes:
+            source = guarded_source(source, where, self.arguments, self.globals, set(self.stores)) or source
+        guard = where if source is None else None
         if guard is not None:  # n = int(idx.max()) + 1: Python computes it here too (where guard holds)
             source = call_time_data_source(node, self.arguments, self.globals, *self.call_time_names(),
                                            guard=guard if guard != [] else None)
@@ -1642,6 +1651,21 @@ class Lowering:
             self.params = self.params | {self.computed_sizes[source]}
         self.any_changed = True
         return atom(self.computed_sizes[source])
+
+    def sources_of_sizes(self, node: ast.expr) -> ast.expr:
+        """``node`` with each size the call computes that it names (``pf_size3``) written as the
+        expression of the arguments that computes it, so that an expression of such sizes is one
+        too (``0 if n < w else pf_size3`` of an early return's extent: ``merged_extents``)."""
+        sources = {name: source for source, name in self.computed_sizes.items()}
+        if not any(isinstance(n, ast.Name) and n.id in sources for n in walk(node)):
+            return node
+
+        class Written(ast.NodeTransformer):
+            def visit_Name(self, name: ast.Name) -> ast.AST:
+                source = sources.get(name.id)
+                return name if source is None else ast.parse(source, mode="eval").body
+
+        return Written().visit(copy.deepcopy(node))
 
     def dtype_named(self, node: ast.expr) -> ast.expr:
         """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``) or for
@@ -1781,9 +1805,10 @@ class Lowering:
             return []
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
+            why = self.resized_why(name, entry, value) or (f"; write into it with {name}[...] = ... or use a "
+                                                            "new name")
             raise self.error(stmt, f"rebinding {what} {name!r} to a new array inside a loop or branch (only "
-                             f"the top level of the body may bind it again); write into it with {name}[...] = "
-                             "... or use a new name", "array name rebound")
+                             f"the top level of the body may bind it again){why}", "array name rebound")
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
@@ -1867,7 +1892,10 @@ class Lowering:
         expression of argument sizes wherever loop ranges, slice bounds and shapes use it; an
         integer expression of arguments that is not affine (``nt = int(T / dt)``) is a size the
         call computes there (``call_time_size``)."""
-        if not self.at_top or self.stores[name] != 1 or name in self.args:
+        if not self.at_top:
+            self.note_branch_size(stmt, name)
+            return
+        if self.stores[name] != 1 or name in self.args:
             return
         written = _ViewShapes(self).visit(copy.deepcopy(stmt.value))
         if is_affine(written, self.params):
@@ -1877,6 +1905,40 @@ class Lowering:
             return
         computed = self.call_time_size(written)
         if computed is not None:  # count = (n - w) // s + 1: a size the call computes
+            self.sizes[name] = computed.node
+
+    def resized_why(self, name: str, entry: ArrayName, value: View) -> str:
+        """Why ``name = value`` in a loop cannot keep ``name``'s one array where the new array's
+        extents change with the loop (a trinomial tree's ``nv = np.empty(2 * i + 1)`` ... ``v =
+        nv``), and what to write instead; '' elsewhere."""
+        extents = tuple(sym_of(_ViewShapes(self).visit(copy.deepcopy(e.node))) for e in value.extents)
+        varying = [e for e in extents if self.in_loop(e)]
+        if not varying or len(extents) != len(entry.extents):
+            return ""
+        new = ", ".join(_user_text(e.text) for e in extents)
+        old = ", ".join(_user_text(e.text) for e in entry.extents)
+        return (f": here to an array of extent ({new}), which changes with each iteration, where {name!r} has "
+                f"extent ({old}); polyfuse allocates each local array once per call, at one size, so no name "
+                "can stand for arrays of several sizes; allocate two arrays of the largest extent before the "
+                f"loop, write each iteration's values into the first ({_user_text(varying[0].text)}) elements of "
+                f"one and swap the names at the end of the iteration ({name}, other = other, {name})")
+
+    def note_branch_size(self, stmt: ast.Assign, name: str) -> None:
+        """``nf = 1 + (n - w) // hop`` inside ifs of sizes and integer arguments alone (no loop:
+        ``if n < w: return np.zeros(0)`` leaves the rest in the else branch), bound once and read
+        only after it in its own block: a size the call computes where those tests let Python
+        compute it, 0 elsewhere (``call_time_size``), as ``note_size`` makes one at the top level.
+        An affine value stays a local here (frontend.rewrite substitutes sizes of arguments)."""
+        if self.stores[name] != 1 or name in self.args or name not in self.size_names or not self.data_size_guard():
+            return
+        block = _block_holding(self.source.tree, stmt)
+        if block is None or not _read_only_after(self.source.tree, block, stmt, name):
+            return
+        written = _ViewShapes(self).visit(copy.deepcopy(stmt.value))
+        if is_affine(written, self.params):
+            return
+        computed = self.call_time_size(written)
+        if computed is not None:
             self.sizes[name] = computed.node
 
     def rebind_in_place(self, stmt: ast.Assign, name: str, entry: ArrayName, value: View,
@@ -2285,8 +2347,8 @@ class Lowering:
             increasing = (coeff > 0) == (loop.step > 0)  # e grows along the loop's own order
             if loop.step > 0:
                 end = f"({loop.stop}) - 1" if increasing else loop.start
-            else:
-                end = loop.start if increasing else f"({loop.stop}) + 1"
+            else:  # (the loop runs down: e is largest at its last iteration, or else at its start)
+                end = f"({loop.stop}) + 1" if increasing else loop.start
             e = e - atom(loop.var).scale(coeff) + sym_of(ast.parse(end, mode="eval").body).scale(coeff)
         return None if self.in_loop(e) else e
 
@@ -6084,6 +6146,24 @@ def _copyable_aliases(tree: ast.AST, touched: set[str]) -> set[str]:
         return set()
     bad = {find(n) for n in touched if n in parent}
     return {n for n in parent if find(n) not in bad}
+
+
+def _block_holding(tree: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
+    """The statement list of ``tree`` that holds ``stmt`` itself (an if's body or else)."""
+    for node in walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+    return None
+
+
+def _read_only_after(tree: ast.AST, block: list[ast.stmt], stmt: ast.stmt, name: str) -> bool:
+    """Whether every read of ``name`` in ``tree`` is in a statement after ``stmt`` in ``block``."""
+    after = block[next(k for k, s in enumerate(block) if s is stmt) + 1:]
+    inside = {id(n) for s in after for n in walk(s)}
+    return all(id(n) in inside for n in walk(tree) if isinstance(n, ast.Name) and n.id == name
+               and isinstance(n.ctx, ast.Load))
 
 
 def _size_context_names(tree: ast.AST) -> set[str]:

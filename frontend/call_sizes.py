@@ -36,14 +36,37 @@ def call_time_source(node: ast.expr, arguments: tuple[Argument, ...], globals_: 
     ``pf_math``, as in ``scop.SIZE_NAMESPACE``), when it is an integer expression of the forms above of
     arguments the kernel never assigns (``assigned``: then the value at the call is the value
     there); None otherwise."""
-    kinds = {a.name: "int" if a.kind == "int" else "float" for a in arguments if a.name not in assigned
-             and (a.kind == "int" or (a.kind == "float" and a.numpy_scalar in ("", "float64")))}
-    arrays = {a.name: a.rank for a in arguments if a.kind == "array" and a.name not in assigned}
+    kinds, arrays = _argument_kinds(arguments, assigned)
     canonical = _Canonical(globals_)
     written = canonical.visit(ast.parse(ast.unparse(node), mode="eval").body)
     if _kind(written, kinds, arrays) != "int":
         return None
     return ast.unparse(written)
+
+
+def guarded_source(source: str, guard: list[tuple[ast.expr, bool]], arguments: tuple[Argument, ...],
+                   globals_: dict, assigned: set[str]) -> str | None:
+    """``source`` (``call_time_source``'s) computed only where Python computes it, inside the
+    ifs around it (``guard``: each test with whether it holds there): ``value if tests else 0``.
+    ``if n < w: return np.zeros(0)``, then ``nf = 1 + (n - w) // hop``: a call with ``n < w``
+    must neither divide by a ``hop`` of 0 nor find the negative size NumPy would refuse, since
+    Python never computes it there.  None where a test is not a comparison of the forms above."""
+    kinds, arrays = _argument_kinds(arguments, assigned)
+    tests = [_Canonical(globals_).visit(ast.parse(ast.unparse(t), mode="eval").body) for t, _ in guard]
+    if not tests or not all(_is_test(t, kinds, arrays) for t in tests):
+        return None
+    held = [t if holds else ast.UnaryOp(ast.Not(), t) for t, (_, holds) in zip(tests, guard)]
+    value = ast.parse(source, mode="eval").body
+    return ast.unparse(ast.IfExp(held[0] if len(held) == 1 else ast.BoolOp(ast.And(), held), value, ast.Constant(0)))
+
+
+def _argument_kinds(arguments: tuple[Argument, ...], assigned: set[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """The numbers (name -> 'int' or 'float') and arrays (name -> rank) among the arguments the
+    kernel never assigns: what a size the call computes may read."""
+    kinds = {a.name: "int" if a.kind == "int" else "float" for a in arguments if a.name not in assigned
+             and (a.kind == "int" or (a.kind == "float" and a.numpy_scalar in ("", "float64")))}
+    arrays = {a.name: a.rank for a in arguments if a.kind == "array" and a.name not in assigned}
+    return kinds, arrays
 
 
 class _Canonical(ast.NodeTransformer):

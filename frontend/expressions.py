@@ -463,6 +463,11 @@ class ExpressionLifter:
         """numpy bools (array elements, comparisons of numpy values): ``+`` is ``or`` and ``*``
         is ``and``, not integer arithmetic as for Python's ``True + True``."""
         if symbol in ("+", "*"):
+            # where an operand is a local that may hold a Python bool, and so is the other one or
+            # it is a Python bool, Python adds ints (True + True is 2): local_versions follows them
+            for a, b in ((lhs, rhs), (rhs, lhs)):
+                if b.weak or _value_locals(b):
+                    self.lifter.bool_sums.update(_value_locals(a))
             return ir.BoolOp("or" if symbol == "+" else "and", (lhs, rhs))
         raise self.lifter.error(node, f"operator {symbol!r} on two numpy bools is an error or gives "
                                 "int8 in numpy; convert one side with int(...) first", "bool arithmetic")
@@ -948,3 +953,14 @@ def _with_operand(node: ast.expr, field: str, index: int | None, operand: ast.ex
 
 __all__ = ["ExpressionLifter", "BOOL"]
 
+
+
+def _value_locals(e: ir.Expr) -> set[str]:
+    """The scalar locals whose value ``e`` may be itself (a read, a choice of reads)."""
+    if isinstance(e, ir.Load):
+        return set() if e.index else {e.array}
+    if isinstance(e, ir.Select):
+        return _value_locals(e.then) | _value_locals(e.otherwise)
+    if isinstance(e, (ir.Unary, ir.Cast)):
+        return _value_locals(e.operand)
+    return set()

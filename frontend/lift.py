@@ -153,6 +153,7 @@ class Lifter:
         self.nest = 0
         self.guards: list[Guard] = []  # enclosing data-dependent if conditions (frontend.control)
         self.fresh_defs: set[int] = set()  # ids of branch-local first assignments (control.branch_definitions)
+        self.bool_sums: set[str] = set()  # bool locals added (or multiplied) with a Python bool or a local
         self.cond_count = 0
         self.assert_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
@@ -475,7 +476,7 @@ class Lifter:
         test the value an earlier one wrote (cp47: ``k[1]`` where Python chose ``x[1]``).  Each
         part goes into its own temporary first (all read the old ``t``), then into its version."""
         temps = [ast.copy_location(ast.Name(f"__next{name.id}", ast.Store()), name) for name in names]
-        out = [self.add_statement(node, temp, part, scope, lifter) for temp, part in zip(temps, parts)]
+        out = [self.add_statement(node, temp, part, scope, lifter, fresh=True) for temp, part in zip(temps, parts)]
         for temp, name, part in zip(temps, names, parts):
             copier = self.expressions(scope)
             copier.record_read(f"{temp.id}[]")
@@ -735,8 +736,10 @@ class Lifter:
                          "np.uint8 ... np.uint64, np.bool, float, int, complex or bool")
 
     def add_statement(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
-                      lifter: ExpressionLifter) -> StmtNode:
-        """Record ``target = value``; ``lifter`` converted ``value`` and holds its reads."""
+                      lifter: ExpressionLifter, fresh: bool = False) -> StmtNode:
+        """Record ``target = value``; ``lifter`` converted ``value`` and holds its reads.
+        ``fresh``: the target's old value is dead under a data-dependent ``if`` (a temporary read
+        only where the ``if``'s condition holds), so nothing is written back where it fails."""
         name = f"S{len(self.statements)}"
         if isinstance(target, ast.Name):
             array, index, dtype = self.assign_scalar(target, value)
@@ -759,7 +762,7 @@ class Lifter:
         if index and id(node) in self.element_stores:  # y[i] = v as written: NumPy's checks
             stored = element_store_checked(self, value, stored, dtype, node)
         value = stored
-        if self.guards and id(node) in self.fresh_defs:  # a branch's own local: its old value is dead
+        if self.guards and (fresh or id(node) in self.fresh_defs):  # a branch's own local: old value dead
             value = guarded_value(value, guard_expr(self.guards, lifter), zero_of(dtype), dtype)
         elif self.guards:  # inside a data-dependent if: write the old value back where it fails
             guard = guard_expr(self.guards, lifter)

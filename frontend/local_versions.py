@@ -341,7 +341,7 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
                 continue
         if t is None and not m.weak and write.name in looped:
             # (a Python bool computes as np.bool_ with every NumPy scalar: not a weak one in NEP 50)
-            same = next((t for t in write.leaves if t.weak and t.dtype == m.dtype != "bool"), None)
+            same = next((t for t in write.leaves if t.weak and t.dtype == m.dtype), None)
             if same is not None:
                 python.setdefault(write.name, (write, same, m))
         if t is not None and (write.name not in unheld or write.in_loop and not unheld[write.name][0].in_loop):
@@ -355,7 +355,12 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
         if not reads_typed(lifter, name, maybe, _converting(lifter, m.dtype, maybe), returned=True):
             unheld[name] = (write, t, m)
     for name, (write, t, m) in python.items():
-        if name not in unheld and _meets_its_dtype(lifter, name, m.dtype, maybe):
+        if name not in unheld and m.dtype == "bool" and _meets_its_dtype(lifter, name, m.dtype, maybe):
+            out.append((write, f"local {name!r} is given a Python bool here and a np.bool elsewhere, inside a loop "
+                        "kept as written, and is added to (or multiplied by, ...) a Python bool or number: True + "
+                        "True is the int 2, np.True_ + np.True_ is np.True_, which this kernel cannot follow there; "
+                        "convert where it is assigned (np.bool_(...), or int(...) for a count)"))
+        elif name not in unheld and _meets_its_dtype(lifter, name, m.dtype, maybe):
             out.append((write, f"local {name!r} is given a {_spelled(t)} here and a {_spelled(m)} elsewhere, inside "
                         f"a loop kept as written, and meets a value whose dtype the {_spelled(t)} takes (NEP 50: "
                         f"0.5 * np.float32(x) is a np.float32, np.float64(0.5) * np.float32(x) a np.float64), which "
@@ -377,8 +382,10 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     somewhere (NEP 50): a read of it meets, in an operator or a call, a value whose dtype a
     Python number takes and NumPy's scalar does not (``w + s`` of an np.float32 ``s``: Python's
     ``w`` becomes the float32 sum; cp3701), or is copied unchanged into another local of the
-    user's whose kind no flag follows (the kernel's own ``__`` copies follow it), in the
-    statements and in the bodies of loops kept as written."""
+    user's whose kind no flag follows (the kernel's own ``__`` copies follow it) and that copy is
+    seen so in turn (its own reads meet such a value, it is returned, or copied on into one seen
+    so: ``u = (s or (s + 0.5))`` then ``o[i] = u * 0.1`` computes alike; fe53), in the statements
+    and in the bodies of loops kept as written."""
     def alike(e: ir.Expr) -> bool:  # e promotes a Python number of dtype as NumPy's scalar
         if isinstance(e, ir.Select):
             return alike(e.then) and alike(e.otherwise)
@@ -388,16 +395,27 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             return False
         return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
 
-    def meets(e: ir.Expr) -> bool:
+    def meets(e: ir.Expr, local: str) -> bool:
+        if dtype == "bool":  # (lifter.bool_sums: u + u, u + True, which the lifter writes as or)
+            return local in lifter.bool_sums or _adds_python_bools(e, local)
         parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
-        if any(_may_be(c, {name}) for c in parts) and not all(alike(c) for c in parts if not _may_be(c, {name})):
+        if any(_keeps_kind(c, local) for c in parts) and not all(alike(c) for c in parts if not _keeps_kind(c, local)):
             return True
-        return any(meets(c) for c in ir.children(e))
+        return any(meets(c, local) for c in ir.children(e))
 
-    def copied(array: str, value: ir.Expr) -> bool:
+    def copied(array: str, value: ir.Expr, local: str) -> bool:
         target = lifter.arrays.get(array)
-        return array != name and target is not None and target.is_scalar and not array.startswith("__") \
-            and array not in lifter.flagged and _may_be(value, {name})
+        return array != local and target is not None and target.is_scalar and not array.startswith("__") \
+            and array not in lifter.flagged and _keeps_kind(value, local)
+
+    def seen(local: str, through: frozenset[str]) -> bool:
+        """Whether a copy ``local`` of the value computes or is returned differently as
+        Python's number and as NumPy's scalar."""
+        returned = local in _returned_names(lifter.returns) if lifter.returns is not None else False
+        return returned or any(meets(value, local) for value in values) \
+            or any(array.startswith(RESULT_PREFIX) and _reads(value, local) for array, value in copies) \
+            or any(copied(array, value, local) and array not in through and seen(array, through | {array})
+                   for array, value in copies)
 
     values, copies = [], []
     for statement in lifter.statements:
@@ -410,9 +428,10 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
         copies.extend((op.array, op.value) for op in region.ops(body) if isinstance(op, region.Assign) and not op.index)
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
     dtypes.update(e.dtype for value in values for e in ir.walk(value))
-    if not any(weak_observers(dtype, other) for other in dtypes):
+    if dtype != "bool" and not any(weak_observers(dtype, other) for other in dtypes):
         return False
-    return any(copied(array, value) for array, value in copies) or any(meets(value) for value in values)
+    return any(meets(value, name) for value in values) \
+        or any(copied(array, value, name) and seen(array, frozenset({name, array})) for array, value in copies)
 
 
 def _data_varying(writes: list[LocalWrite]) -> set[str]:
@@ -502,6 +521,53 @@ def _may_be(e: ir.Expr, names: set[str]) -> bool:
     if isinstance(e, (ir.Unary, ir.Cast)):
         return _may_be(e.operand, names)
     return False
+
+
+_ARITHMETIC = frozenset(("+", "-", "*", "/", "//", "%", "**"))
+
+
+def _keeps_kind(e: ir.Expr, name: str) -> bool:
+    """Whether ``e`` is a Python number wherever the local ``name`` holds one and NumPy's scalar
+    wherever it holds NumPy's: the local itself (``_may_be``), or arithmetic of such a value with
+    Python numbers (``s * 2.0``, ``s + i``: a Python float times 2.0 stays one, an np.float64
+    stays NumPy's), so that ``s * 2.0 + f32[i]`` is Python's float32 sum where ``s`` is Python's
+    (wrong before fe53: the float64 sum in a loop kept as written)."""
+    if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
+        lhs, rhs = _keeps_kind(e.lhs, name), _keeps_kind(e.rhs, name)
+        return (lhs or rhs) and (lhs or _python_number(e.lhs)) and (rhs or _python_number(e.rhs))
+    if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+        return _keeps_kind(e.lhs, name) or _keeps_kind(e.rhs, name)
+    if isinstance(e, ir.Select):
+        return _keeps_kind(e.then, name) or _keeps_kind(e.otherwise, name)
+    if isinstance(e, (ir.Unary, ir.Cast)):
+        return _keeps_kind(e.operand, name)
+    return _may_be(e, {name})
+
+
+def _adds_python_bools(e: ir.Expr, name: str) -> bool:
+    """Whether ``e`` does arithmetic of the bool local ``name`` with a Python number or bool, or
+    with itself (``u + u``, ``u * 1.5``, ``t += u``): Python's bools add as ints (``True + True`` is
+    2), NumPy's as a logical or (``np.True_ + np.True_`` is ``np.True_``), and a Python bool with
+    a Python number gives a Python number where NumPy's gives its scalar.  With a NumPy value
+    both compute as NumPy's bool (NEP 50: ``True + np.int8(1)`` is ``np.int8(2)``)."""
+    if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
+        lhs, rhs = _keeps_kind(e.lhs, name), _keeps_kind(e.rhs, name)
+        if lhs and (rhs or _python_number(e.rhs)) or rhs and _python_number(e.lhs):
+            return True
+    if isinstance(e, ir.Unary) and e.op in ("neg", "invert") and _keeps_kind(e.operand, name):
+        return True
+    return any(_adds_python_bools(c, name) for c in ir.children(e))
+
+
+def _python_number(e: ir.Expr) -> bool:
+    """Whether ``e`` may be a Python number: a weak value, or a constant (a literal that met the
+    local's NumPy type is lifted in that type: ``s * 2.0`` of a float64 ``s``)."""
+    return e.weak or constant_of(e) is not None
+
+
+def _reads(e: ir.Expr, name: str) -> bool:
+    """Whether ``e`` reads the local ``name``."""
+    return any(isinstance(n, ir.Load) and n.array == name and not n.index for n in ir.walk(e))
 
 
 def _returned_names(returns) -> set[str]:

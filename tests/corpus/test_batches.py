@@ -43,17 +43,17 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
 # inlined)
-# fe43: a recursive helper (gcd); an early return of an empty array before a buffer whose extent
-# is a floor division by an argument (rms_windows); an allocation whose extent is an element of the data (verlet_neighbor_list's
+# fe43: a recursive helper (gcd); an allocation whose extent is an element of the data (verlet_neighbor_list's
 # ``np.empty(start[n])``, rle_decode_u8's sum of the counts)
 # fe45: an allocation whose extent reads the data (base64_decode's padding count), a count-then-
 # allocate whose count grows in a ``while True`` loop (leb128_encode), and u[i - 1] at i = 0 (a
 # negative index Python wraps: predator_prey_grid_euler, refused per call until fe50; batch_report only)
 # fe47 (branch fe48): a count-then-allocate whose count grows in ``while True`` (varint_sizes)
-# fe50: an early return of np.zeros(0) beside a count bound after it by a floor division by an
-# argument (zero_crossing_rate_frames), np.cumsum of np.unique's counts (ecdf_unique_np)
+# fe50: np.cumsum of np.unique's counts (ecdf_unique_np)
 # fe52: a local array bound again in a loop to a new array of another extent (trinomial_euro_call's
 # v = nv of np.empty(2 * i + 1)), a list of arrays joined by np.hstack (poly_features_deg2_np)
+# fe53: an early return of np.zeros(0) before a buffer whose extent is a floor division by an
+# argument (fe43's rms_windows, fe50's zero_crossing_rate_frames) matches now (call_sizes.guarded_source)
 # er52: early returns of empty arrays before a count-then-allocate buffer match now (fe41's
 # early_return_then_count, fe43's early_exit_negative_then_count, fe52's rle_encode_pairs:
 # counted_allocations.empty_early_returns)
@@ -62,8 +62,8 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # np.stack along axis 0 (groupby_sum_reduceat, groupby_mean_cumsum, hist2d_searchsorted, median3_filter_rows)
 REFUSED = {"trinomial_euro_call", "poly_features_deg2_np",
            "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted", "median3_filter_rows",
-           "zero_crossing_rate_frames", "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
-           "gcd_recursive_helper", "rms_windows",
+           "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
+           "gcd_recursive_helper",
            "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode"}
 
 

@@ -105,6 +105,47 @@ def test_a_division_by_zero_in_a_computed_size_raises_as_python():
         polyfuse.kernel(window_means, target="python")(np.ones(5), 0, 2)
 
 
+def frames_or_none(x, w, hop):
+    n = x.shape[0]
+    if n < w:
+        return np.zeros(0)
+    nf = 1 + (n - w) // hop
+    out = np.empty(nf)
+    for f in range(nf):
+        s = 0.0
+        for k in range(w):
+            s += x[f * hop + k] ** 2
+        out[f] = s / w
+    return out
+
+
+def frames_or_none_inline(x, w, hop):
+    if x.shape[0] < w:
+        return np.zeros(0)
+    out = np.empty(1 + (x.shape[0] - w) // hop)
+    for f in range(out.shape[0]):
+        out[f] = x[f * hop]
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("func", [frames_or_none, frames_or_none_inline])
+def test_a_computed_size_after_an_early_return_of_an_empty_array(target, func):
+    """``if n < w: return np.zeros(0)``, then ``out = np.empty(1 + (n - w) // hop)`` (rms_windows,
+    zero_crossing_rate_frames): one array of extent ``0 if n < w else 1 + (n - w) // hop``, the
+    count computed by the call only where Python computes it, so that ``n < w`` with ``hop = 0``
+    (or a negative count) returns the empty array as Python does (refused before fe53: "their
+    extents '0' and 'nf' differ, one known only as the kernel runs")."""
+    kernel = polyfuse.kernel(func, target=target, verify=True)
+    x = np.random.default_rng(2).random(20)
+    for n, w, hop in [(20, 4, 3), (20, 20, 1), (13, 4, 2), (3, 5, 0), (1, 5, 3), (0, 1, 2)]:
+        got, want = kernel(x[:n], w, hop), func(x[:n], w, hop)
+        assert got.dtype == want.dtype and got.shape == want.shape, (n, w, hop, got, want)
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+    with pytest.raises(ZeroDivisionError):
+        kernel(x, 4, 0)
+
+
 def resized(xn, x):
     xn = xn * 2.0
     return np.linspace(0.0, 1.0, int(xn)) + x[0]

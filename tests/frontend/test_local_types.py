@@ -58,6 +58,10 @@ BODIES = [
     # a choice testing the local it assigns: each version's part reads the old t (cp47: the
     # float version written first made the kind's test see its 0.0: k[0] came back for x[1] - 2.0)
     "t = 1\n    if c > 0:\n        t = x[0] - 1.25 * c\n    t = (x[1] - 2.0) if t else k[0]\n    o[0] = t\n    return t",
+    # the same under an if whose condition reads data: the temporaries of the parts are written
+    # where it holds only, and were refused as read before assigned where it fails (fe53)
+    "t = 1\n    if c > 0:\n        t = x[0] - 1.25 * c\n    if f[2] < c:\n        t = (x[1] - 2.0) if t else k[0]\n"
+    "    return t",
 ]
 
 
@@ -378,3 +382,96 @@ def test_loop_python_float_meets_float32(func, target):
     if func is _python_float_read_first:
         with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'w'.*Python float.*np.float64.*NEP 50"):
             polyfuse.kernel(_python_float_read_first_kept, target="python", cache=False)(np.zeros(2), f[:2], np.zeros(2))
+
+
+def _product_of_chosen_dtype(x, y):
+    s = 0.5
+    v = 2.1
+    for i in range(x.shape[0]):
+        if x[i] > 1:
+            v = y[i]
+        if x[i] > 0:
+            s *= v * 0.5
+    return s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_loop_split_local_updated_under_a_data_if(target):
+    """``s *= v * 0.5`` under ``if x[i] > 0`` of a ``v`` that is Python's 2.1 or an np.float32 as
+    the data decide (NEP 50: ``s`` becomes an np.float32 once such a ``v`` meets it, else stays a
+    Python float): the split ``s``'s update reads ``v``'s choice, so its parts go through
+    temporaries, which the if wrote back where its condition failed, reading them before any
+    assignment (refused: "local 's' may be read before it is assigned", fe53)."""
+    kernel = polyfuse.kernel(_product_of_chosen_dtype, target=target, cache=False)
+    y = np.array([1.5, 0.25, 3.0, 0.75], np.float32)
+    for x in ([-1.0, 0.5, 2.0, 0.5], [0.5, -1.0, 0.5, -1.0], [-1.0] * 4, [2.0, -1.0, -1.0, 0.5], []):
+        args = (np.array(x), y[:len(x)])
+        want, got = _product_of_chosen_dtype(*args), kernel(*args)
+        assert _same(got, want), (x, want, got)
+
+
+def _python_float_copied_kept(x, f, o):
+    s = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > 5:
+            break
+        if x[i] > 0:
+            s = x[i]
+        w = (s or (s + 0.5))
+        o[i] = w * 0.1
+
+
+def _python_float_scaled_kept(x, f, o):
+    s = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > 5:
+            break
+        if x[i] > 0:
+            s = x[i]
+        o[i] = s * 2.0 + f[i]
+
+
+def test_kept_loop_copy_of_a_python_float_followed_by_its_reads():
+    """A float64 ``s`` that is Python's 0.5 or an np.float64, in a loop kept as written, copied
+    into ``w = (s or (s + 0.5))``: ``w`` is read only as ``w * 0.1`` and stored, which Python's
+    float and NumPy's compute alike, so it compiles (refused since the NEP 50 copy rule, fe53
+    follows the copy's reads).  ``s * 2.0 + f32[i]`` is Python's float32 sum where ``s`` is
+    Python's float (NEP 50): refused, where the float64 sum came back before (the arithmetic of
+    ``s`` with Python numbers was not followed)."""
+    f = np.array([0.1, 0.2, 0.3, 0.7], np.float32)
+    kernel = polyfuse.kernel(_python_float_copied_kept, target="python", cache=False)
+    for x in ([-1.0, -1.0, -2.0, -1.0], [-1.0, 2.5, -1.0, 9.0], [0.0, 1.0, 0.0, -1.0]):
+        want, got = np.zeros(4), np.zeros(4)
+        _python_float_copied_kept(np.array(x), f, want)
+        kernel(np.array(x), f, got)
+        assert _same(got, want), (x, got, want)
+    with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 's'.*Python float.*NEP 50"):
+        polyfuse.kernel(_python_float_scaled_kept, target="python", cache=False)(np.zeros(2), f[:2], np.zeros(2))
+
+
+PYTHON_BOOLS = [  # u: Python's True until the data give it an np.bool_
+    "for i in range(x.shape[0]):\n        u = u or c[i] == 1\n    return u + u, u * 1.5",
+    "t = 0\n    for i in range(x.shape[0]):\n        t = u + u\n        u = x[i] > 0\n    return t",
+    "o = np.zeros(x.shape[0])\n    for i in range(x.shape[0]):\n        o[i] = u + u\n        u = x[i] > 0\n    return o",
+    "t = 0.0\n    for i in range(x.shape[0]):\n        t = u * 1.5 + (u + 1)\n        u = x[i] > 0\n    return t",
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("body", PYTHON_BOOLS)
+def test_loop_bool_local_of_a_python_bool_in_arithmetic(body, target):
+    """A bool local that holds Python's ``True`` or an np.bool_ as the data decide, in a loop:
+    ``u + u`` is the int 2 of Python's bools and ``np.True_`` of NumPy's (a logical or), so the
+    local is split into versions (exact); it gave 1 and ``np.True_`` where Python gives 2 (fe53).
+    In a loop kept as written it is refused at the Python bool's assignment."""
+    func = define(f"def kern(x, c):\n    u = True\n    {body}\n")
+    kernel = polyfuse.kernel(func, target=target, cache=False)
+    for x, c in (([1.0, -1.0, 2.0], [1, 0, 1]), ([2.0, 1.0], [0, 0]), ([-2.0, -1.0], [1, 0]), ([2.0], [1])):
+        want, got = func(np.array(x), np.array(c)), kernel(np.array(x), np.array(c))
+        assert all(_same(g, w) for g, w in zip(got if isinstance(got, tuple) else (got,),
+                                                want if isinstance(want, tuple) else (want,))), (x, c, want, got)
+    if body is PYTHON_BOOLS[1] and target == "python":
+        kept = define("def kern(x, c):\n    u = True\n    t = 0\n    for i in range(x.shape[0]):\n"
+                      "        if x[i] > 5:\n            break\n        t = u + u\n        u = x[i] > 0\n    return t\n")
+        with pytest.raises(polyfuse.UnsupportedError, match=r":2:.*local 'u'.*Python bool.*True \+ True is the int 2"):
+            polyfuse.kernel(kept, target="python", cache=False)(np.ones(2), np.ones(2))

@@ -103,8 +103,19 @@ def ones_each_iteration(x):
         x[i] = t[0] + t[2] * i
 
 
+def shrinking_each_step(x, steps):  # fe53: the extent 2 * i + 1 is largest at the loop's start
+    s = 0.0
+    for i in range(steps - 1, -1, -1):
+        nv = np.empty(2 * i + 1)
+        for k in range(2 * i + 1):
+            nv[k] = x[k] * 2.0 + i
+        s += nv[2 * i] * 0.5 + nv[0]
+    return s
+
+
 def _inputs(rng):
     return {
+        shrinking_each_step: (rng.random(11), 5),
         empty_row_each_iteration: (5, rng.random(5)),
         ones_each_iteration: (rng.random(4),),
         zeros_each_step: (rng.random(9), 3),
@@ -161,6 +172,28 @@ def test_an_allocation_bound_to_another_name_in_the_loop_is_refused_or_right():
         assert "keep" in str(e) or "view" in str(e)
     else:
         np.testing.assert_array_equal(actual, viewed_across_iterations(x, 3))
+
+
+def trinomial_rebound(x, steps):  # batch_fe52's trinomial_euro_call, shrunk
+    v = np.empty(2 * steps + 1)
+    for k in range(2 * steps + 1):
+        v[k] = x[k]
+    for i in range(steps - 1, -1, -1):
+        nv = np.empty(2 * i + 1)
+        for k in range(2 * i + 1):
+            nv[k] = 0.25 * v[k] + 0.5 * v[k + 1] + 0.25 * v[k + 2]
+        v = nv
+    return v[0]
+
+
+def test_a_local_array_rebound_to_arrays_of_changing_extents_is_refused_saying_why():
+    """``v = nv`` of an ``nv = np.empty(2 * i + 1)`` in the loop: each local array is allocated
+    once, at one size, so ``v`` cannot stand for the arrays of every iteration; refused at the
+    rebinding, naming both extents and the two swapped arrays that express it."""
+    with pytest.raises(UnsupportedError, match=r":\d+:\d+: rebinding local array 'v' .*extent \(2 \* i \+ 1\), "
+                       r"which changes with each iteration, where 'v' has extent \(2 \* steps \+ 1\).*"
+                       r"swap the names"):
+        polyfuse.kernel(trinomial_rebound, target="python")(np.ones(11), 5)
 
 
 # ---- sizes of temporaries as loop bounds (npbench lenet: conv2d of a pooled temporary) ----------
