@@ -376,9 +376,11 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     (``w = 0.0``, then ``w += s`` in a loop) computes differently as the one and as the other
     somewhere (NEP 50): a read of it meets, in an operator or a call, a value whose dtype a
     Python number takes and NumPy's scalar does not (``w + s`` of an np.float32 ``s``: Python's
-    ``w`` becomes the float32 sum; cp3701), or is copied unchanged into another local of the
-    user's whose kind no flag follows (the kernel's own ``__`` copies follow it), in the
-    statements and in the bodies of loops kept as written."""
+    ``w`` becomes the float32 sum; cp3701), in the statements and in the bodies of loops kept as
+    written.  A copy of it unchanged into another local of the user's (whose kind no flag follows;
+    the kernel's own ``__`` copies follow it) is read the same way, where neither is returned
+    (``holders``): before fe53 any such copy counted (ccl_two_pass_4's ``root = _find(eq, lab)``
+    then ``remap[lab] = remap[root]`` of an int32 ``remap``)."""
     def alike(e: ir.Expr) -> bool:  # e promotes a Python number of dtype as NumPy's scalar
         if isinstance(e, ir.Select):
             return alike(e.then) and alike(e.otherwise)
@@ -388,16 +390,32 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             return False
         return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
 
-    def meets(e: ir.Expr) -> bool:
+    def meets(e: ir.Expr, held: set[str]) -> bool:
         parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
-        if any(_may_be(c, {name}) for c in parts) and not all(alike(c) for c in parts if not _may_be(c, {name})):
+        if any(_may_be(c, held) for c in parts) and not all(alike(c) for c in parts if not _may_be(c, held)):
             return True
-        return any(meets(c) for c in ir.children(e))
+        return any(meets(c, held) for c in ir.children(e))
 
-    def copied(array: str, value: ir.Expr) -> bool:
-        target = lifter.arrays.get(array)
-        return array != name and target is not None and target.is_scalar and not array.startswith("__") \
-            and array not in lifter.flagged and _may_be(value, {name})
+    def holders() -> set[str] | None:
+        """``name`` and the user's locals it is copied into unchanged, directly or through
+        another (``root = a`` of an inlined ``_find(eq, a)``), whose kind shows only where they are
+        read: None where a copy's kind may show otherwise (it is returned, or is a local of the
+        kernel's own that does not follow the copy: only ``name``'s own kind has flags)."""
+        held, seen = {name}, -1
+        shown = lifter.returned_names(lifter.source) | lifter.returned_reads(lifter.source)
+        while len(held) != seen:
+            seen = len(held)
+            for array, value in copies:
+                target = lifter.arrays.get(array)
+                if array in held or target is None or not target.is_scalar or not _may_be(value, held):
+                    continue
+                own = array.startswith("__") or array in lifter.flagged
+                if own and _may_be(value, {name}):
+                    continue  # the kernel's own copies of name follow its kind
+                if own or array in shown:
+                    return None
+                held.add(array)
+        return held
 
     values, copies = [], []
     for statement in lifter.statements:
@@ -412,7 +430,10 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     dtypes.update(e.dtype for value in values for e in ir.walk(value))
     if not any(weak_observers(dtype, other) for other in dtypes):
         return False
-    return any(copied(array, value) for array, value in copies) or any(meets(value) for value in values)
+    held = holders()
+    if held is None:
+        return True
+    return any(meets(value, held) for value in values)
 
 
 def _data_varying(writes: list[LocalWrite]) -> set[str]:

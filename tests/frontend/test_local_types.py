@@ -378,3 +378,36 @@ def test_loop_python_float_meets_float32(func, target):
     if func is _python_float_read_first:
         with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'w'.*Python float.*np.float64.*NEP 50"):
             polyfuse.kernel(_python_float_read_first_kept, target="python", cache=False)(np.zeros(2), f[:2], np.zeros(2))
+
+
+def _root_copied(eq, remap):
+    for lab in range(1, eq.shape[0]):
+        a = lab
+        while eq[a] != a:
+            a = eq[a]
+        root = a
+        remap[lab] = remap[root] + 1
+
+
+def _root_copied_meets_int32(eq, remap):
+    for lab in range(1, eq.shape[0]):
+        a = lab
+        while eq[a] != a:
+            a = eq[a]
+        root = a
+        remap[lab] = remap[lab] + root
+
+
+def test_kept_loop_local_copied_into_a_local_read_alike():
+    """``a`` holds a Python int (``a = lab``) or an np.int64 (``a = eq[a]`` in a while loop), and
+    the kernel has int32 values, with which the two promote differently (NEP 50).  Copied into
+    ``root`` that only indexes, its kind never shows: compiled (refused before fe53: any copy into a
+    user's local counted, ccl_two_pass_4's ``root = _find(eq, lab)``).  Where the copy meets an
+    int32 (``remap[lab] + root``) it stays refused."""
+    eq = np.array([0, 0, 1, 3, 3, 2])
+    want, got = np.zeros(6, dtype=np.int32), np.zeros(6, dtype=np.int32)
+    _root_copied(eq, want)
+    polyfuse.kernel(_root_copied, target="python", cache=False)(eq, got)
+    assert _same(got, want), (got, want)
+    with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'a'.*Python int.*np.int64.*NEP 50"):
+        polyfuse.kernel(_root_copied_meets_int32, target="python", cache=False)(eq, np.zeros(6, dtype=np.int32))
