@@ -18,11 +18,14 @@ written after the first's fixes): a Boris particle push, Kruskal's tree with pat
 longest palindrome by centre expansion, weighted interval scheduling with a bisection helper,
 point-to-polyline distances through an @njit helper returning a tuple, a down-and-out binomial
 barrier call, MACD signal crossings with an early return, YIN pitch, gray-world white balance of
-a uint8 image, inversions by bottom-up merge sort.
+a uint8 image, inversions by bottom-up merge sort.  A third round (9): Bellman-Ford on CSR with
+an early exit and a negative-cycle return, a float32 EWMA crossover, 2-bit histogram counts that
+wrap in uint8, the longest run of True, Viterbi with its backtrack, Gauss-Legendre panels through
+nested @njit helpers, LZ77 match lengths, a stable counting sort carrying values, 1-d k-means.
 
 At 8256061 (cpu and python targets, four seeds each, POLYFUSE_NUM_THREADS=2): 39 of the first
-42 match, 3 refused, none wrong or crashed; the second round's 10 match.  After fe53's fixes
-51 of 52 match: utf8_codepoints_u8 (``step`` assigned in every branch of an if/elif chain but the
+42 match, 3 refused, none wrong or crashed; the second round's 10 and the third's 9 match.
+After fe53's fixes 60 of 61 match: utf8_codepoints_u8 (``step`` assigned in every branch of an if/elif chain but the
 ``else`` that ends in ``continue``, read after it in a while loop: frontend/opaque ``_exposed``),
 edit_distance_two_rows (``prev, cur = cur, prev`` of ``prev = np.arange(m + 1)``:
 frontend/array_swaps) and, in part, ccl_two_pass_4 (``root = _find_label(eq, lab)`` copied from a
@@ -151,6 +154,22 @@ def _uf_find(parent, x):
         parent[x] = parent[parent[x]]
         x = parent[x]
     return x
+
+
+@njit
+def _gl3(f_a, f_b, a, b):
+    half = 0.5 * (b - a)
+    mid = 0.5 * (a + b)
+    r = math.sqrt(0.6)
+    x0 = mid - half * r
+    x2 = mid + half * r
+    return half * (5.0 / 9.0 * _bump(x0, f_a, f_b) + 8.0 / 9.0 * _bump(mid, f_a, f_b)
+                   + 5.0 / 9.0 * _bump(x2, f_a, f_b))
+
+
+@njit
+def _bump(x, c, w):
+    return math.exp(-((x - c) / w) ** 2)
 
 
 # ---------------------------------------------------------------- physics
@@ -1209,6 +1228,171 @@ def inversions_bottom_up(x):
     return inv, a
 
 
+# ---------------------------------------------------------------- third round
+
+
+def bellman_ford_csr(indptr, indices, w, src):
+    n = indptr.shape[0] - 1
+    dist = np.full(n, np.inf)
+    dist[src] = 0.0
+    for it in range(n - 1):
+        changed = False
+        for u in range(n):
+            if dist[u] == np.inf:
+                continue
+            for k in range(indptr[u], indptr[u + 1]):
+                if dist[u] + w[k] < dist[indices[k]]:
+                    dist[indices[k]] = dist[u] + w[k]
+                    changed = True
+        if not changed:
+            break
+    for u in range(n):
+        if dist[u] == np.inf:
+            continue
+        for k in range(indptr[u], indptr[u + 1]):
+            if dist[u] + w[k] < dist[indices[k]]:
+                return dist, True
+    return dist, False
+
+
+def ewma_crossover_f32(x, fast, slow):
+    af = np.float32(2.0 / (fast + 1))
+    a_s = np.float32(2.0 / (slow + 1))
+    f = x[0]
+    s = x[0]
+    signal = np.zeros(x.shape[0], dtype=np.int8)
+    for i in range(1, x.shape[0]):
+        f = af * x[i] + (1 - af) * f
+        s = a_s * x[i] + (1 - a_s) * s
+        if f > s:
+            signal[i] = 1
+        elif f < s:
+            signal[i] = -1
+    return signal, f - s
+
+
+def hist_u8_counts_wrap(img):
+    h = np.zeros(4, dtype=np.uint8)
+    for i in range(img.shape[0]):
+        h[img[i] >> 6] += 1
+    return h
+
+
+def longest_streak(bits):
+    n = bits.shape[0]
+    best = 0
+    best_start = -1
+    i = 0
+    while i < n:
+        if not bits[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and bits[j]:
+            j += 1
+        if j - i > best:
+            best = j - i
+            best_start = i
+        i = j
+    return best, best_start
+
+
+def viterbi_backtrack(obs, log_pi, log_A, log_B):
+    T = obs.shape[0]
+    S = log_pi.shape[0]
+    delta = np.empty((T, S))
+    psi = np.zeros((T, S), dtype=np.int64)
+    for s in range(S):
+        delta[0, s] = log_pi[s] + log_B[s, obs[0]]
+    for t in range(1, T):
+        for s in range(S):
+            best = -np.inf
+            arg = 0
+            for r in range(S):
+                v = delta[t - 1, r] + log_A[r, s]
+                if v > best:
+                    best = v
+                    arg = r
+            delta[t, s] = best + log_B[s, obs[t]]
+            psi[t, s] = arg
+    path = np.empty(T, dtype=np.int64)
+    last = 0
+    for s in range(1, S):
+        if delta[T - 1, s] > delta[T - 1, last]:
+            last = s
+    path[T - 1] = last
+    for t in range(T - 1, 0, -1):
+        path[t - 1] = psi[t, path[t]]
+    return path, delta[T - 1, last]
+
+
+def gauss_legendre_panels(a, b, npanel, c, w):
+    h = (b - a) / npanel
+    total = 0.0
+    for k in range(npanel):
+        total += _gl3(c, w, a + k * h, a + (k + 1) * h)
+    return total
+
+
+def lz77_longest_matches(buf, window):
+    n = buf.shape[0]
+    length = np.zeros(n, dtype=np.int32)
+    offset = np.zeros(n, dtype=np.int32)
+    for i in range(n):
+        start = max(0, i - window)
+        for j in range(start, i):
+            m = 0
+            while i + m < n and buf[j + m] == buf[i + m]:
+                m += 1
+            if m > length[i]:
+                length[i] = m
+                offset[i] = i - j
+    return length, offset
+
+
+def counting_sort_by_key(keys, vals, kmax):
+    count = np.zeros(kmax + 1, dtype=np.int64)
+    for i in range(keys.shape[0]):
+        count[keys[i]] += 1
+    for k in range(1, kmax + 1):
+        count[k] += count[k - 1]
+    out_k = np.empty_like(keys)
+    out_v = np.empty_like(vals)
+    for i in range(keys.shape[0] - 1, -1, -1):
+        count[keys[i]] -= 1
+        pos = count[keys[i]]
+        out_k[pos] = keys[i]
+        out_v[pos] = vals[i]
+    return out_k, out_v
+
+
+def kmeans_1d_lloyd(x, k, iters):
+    xs = np.sort(x)
+    n = xs.shape[0]
+    centers = np.empty(k)
+    for c in range(k):
+        centers[c] = xs[(2 * c + 1) * n // (2 * k)]
+    labels = np.zeros(n, dtype=np.int64)
+    for it in range(iters):
+        sums = np.zeros(k)
+        counts = np.zeros(k, dtype=np.int64)
+        for i in range(n):
+            best = 0
+            bd = abs(xs[i] - centers[0])
+            for c in range(1, k):
+                d = abs(xs[i] - centers[c])
+                if d < bd:
+                    bd = d
+                    best = c
+            labels[i] = best
+            sums[best] += xs[i]
+            counts[best] += 1
+        for c in range(k):
+            if counts[c] > 0:
+                centers[c] = sums[c] / counts[c]
+    return centers, labels
+
+
 # ---------------------------------------------------------------- inputs
 
 
@@ -1318,6 +1502,12 @@ def _tone(r):
     return np.sin(2 * np.pi * np.arange(n) / period) + 0.05 * r.standard_normal(n)
 
 
+def _bf_graph(r, n):
+    indptr, indices = _csr_directed(r, n, 0.35)
+    w = r.random(indices.shape[0]) * 4 - (0.6 if r.integers(0, 2) else 0.0)
+    return indptr, indices, w, 0
+
+
 CASES = []
 
 
@@ -1399,3 +1589,16 @@ _add("macd_crossings", macd_crossings, lambda r: (np.cumsum(r.standard_normal(_n
 _add("yin_pitch", yin_pitch, lambda r: (_tone(r), 8000.0, 20, 0.15), **F)
 _add("gray_world_u8", gray_world_u8, lambda r: (r.integers(0, 256, (_n(r, 4, 1), 3, 3)).astype(np.uint8),))
 _add("inversions_bottom_up", inversions_bottom_up, lambda r: (r.integers(0, 20, _n(r, 13, 1)),))
+_add("bellman_ford_csr", bellman_ford_csr, lambda r: _bf_graph(r, _n(r, 7, 1)), **F)
+_add("ewma_crossover_f32", ewma_crossover_f32,
+     lambda r: ((100 + np.cumsum(r.standard_normal(_n(r, 30, 1)))).astype(np.float32), 3, 8), rtol=1e-6, atol=1e-5)
+_add("hist_u8_counts_wrap", hist_u8_counts_wrap, lambda r: (r.integers(0, 256, _n(r, 1200, 3)).astype(np.uint8),))
+_add("longest_streak", longest_streak, lambda r: (r.random(_n(r, 25, 0)) < 0.6,))
+_add("viterbi_backtrack", viterbi_backtrack,
+     lambda r: (lambda o, p, A, B: (o, np.log(p), np.log(A), np.log(B)))(*_hmm(r, _n(r, 9, 1))), **F)
+_add("gauss_legendre_panels", gauss_legendre_panels, lambda r: (-1.0, 2.0, int(_n(r, 12, 1)), 0.3, 0.5), **F)
+_add("lz77_longest_matches", lz77_longest_matches, lambda r: (r.integers(97, 99, _n(r, 20, 1)).astype(np.uint8), 6))
+_add("counting_sort_by_key", counting_sort_by_key,
+     lambda r: (lambda n: (r.integers(0, 6, n), r.standard_normal(n), 5))(_n(r, 14, 0)))
+_add("kmeans_1d_lloyd", kmeans_1d_lloyd, lambda r: (np.concatenate([r.normal(0, 1, 6), r.normal(8, 1, _n(r, 6, 0))]), 2, 5),
+     **F)
