@@ -480,7 +480,11 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
     Python number, NEP 50): ``m = 1e30; for j: m = min(m, x_f32[j])``, then ``out[i] = m``: yes;
     ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  An integer in a float64 local likewise
     (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there).
-    ``returned``: a return of the local reads it alike (its values are exact in its type)."""
+    ``returned``: a return of the local reads it alike (its values are exact in its type).  An
+    integer local as a run-time subscript (``eq[a]``) is read alike: only its value counts.  The
+    operations of a loop kept as written are read as statements are (before fe53 any read there
+    counted as unlike: union-find's ``while eq[a] != a: a = eq[a]`` of an int64 ``eq``, the helper
+    called with an int32 label, was refused)."""
     def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
             return safe
@@ -494,14 +498,36 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
             return typed(e.operand, safe)
         if isinstance(e, ir.Cast) and e.dtype == e.operand.dtype:
             return typed(e.operand, safe)
+        if isinstance(e, ir.Index) and np.dtype(m_dtype).kind in "iu":  # a subscript: its value only counts
+            return typed(e.operand, True) and all(typed(c, False) for c in ir.children(e)[1:])
         return all(typed(c, False) for c in ir.children(e))
 
+    def region_typed(body: tuple) -> bool:  # a loop kept as written: each operation read as a statement
+        for op in region.ops(body):
+            if isinstance(op, region.Assign):
+                target = lifter.arrays.get(op.array)
+                stored = op.array == name or target is not None and bool(target.shape) \
+                    or returned and op.array.startswith(RESULT_PREFIX)
+                if not (typed(op.value, stored) and all(typed(i, False) for i in op.index)):
+                    return False
+            elif isinstance(op, (region.While, region.IfElse)):
+                if not typed(op.cond, False):
+                    return False
+            elif isinstance(op, region.ForRange):
+                if not (typed(op.start, False) and typed(op.stop, False)):
+                    return False
+            elif not isinstance(op, (region.Break, region.Continue)):
+                return False  # (a product or LAPACK call kept whole: not followed)
+        return True
+
+    m_dtype = lifter.scalar_type(name).dtype if lifter.scalar_type(name) is not None else "float64"
     if not returned and lifter.returns is not None and name in _returned_names(lifter.returns):
         return False
     for statement in lifter.statements:
-        if statement.region is not None:  # a loop kept as written: its reads are not seen here
+        if statement.region is not None:
             read = statement.reads.union(statement.writes).range().get_set_list()
-            if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())):
+            if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())) \
+                    and not region_typed(statement.region.body):
                 return False
             continue
         target = lifter.arrays.get(statement.array)

@@ -411,3 +411,34 @@ def test_kept_loop_local_copied_into_a_local_read_alike():
     assert _same(got, want), (got, want)
     with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'a'.*Python int.*np.int64.*NEP 50"):
         polyfuse.kernel(_root_copied_meets_int32, target="python", cache=False)(eq, np.zeros(6, dtype=np.int32))
+
+
+def _find_root(eq, a):
+    while eq[a] != a:
+        a = eq[a]
+    return a
+
+
+def _roots_of_int32_labels(labels, eq, out):
+    for i in range(labels.shape[0]):
+        out[i] = _find_root(eq, labels[i])
+
+
+def _roots_plus_int32(labels, eq, out):
+    for i in range(labels.shape[0]):
+        out[i] = _find_root(eq, labels[i]) + labels[0]
+
+
+def test_kept_loop_local_of_two_int_dtypes_read_alike():
+    """``a`` is an int32 label, then an int64 element of ``eq`` in the helper's while loop (a loop
+    kept as written).  Read only by a comparison with int64 values, as a subscript and stored, its
+    value alone counts: one int64 local is exact (refused before fe53: reads in a kept loop were not
+    looked at).  Where it meets an int32 (``+ labels[0]``: int32 arithmetic while ``a`` is the
+    int32 label) it stays refused."""
+    labels, eq = np.array([2, 1, 0, 3], dtype=np.int32), np.array([0, 0, 1, 3])
+    want, got = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+    _roots_of_int32_labels(labels, eq, want)
+    polyfuse.kernel(_roots_of_int32_labels, target="python", cache=False)(labels, eq, got)
+    assert _same(got, want), (got, want)
+    with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'a'.*np.int32.*np.int64"):
+        polyfuse.kernel(_roots_plus_int32, target="python", cache=False)(labels, eq, np.zeros(4, dtype=np.int64))
