@@ -31,7 +31,10 @@ edit_distance_two_rows (``prev, cur = cur, prev`` of ``prev = np.arange(m + 1)``
 frontend/array_swaps) and, in part, ccl_two_pass_4 (``root = _find_label(eq, lab)`` copied from a
 local of a Python int and an np.int64 beside int32 arrays: frontend/local_versions ``holders``).
 Refused: ccl_two_pass_4, whose ``_find_label(eq, up)`` of an int32 label makes the helper's ``a``
-an np.int32 and an np.int64 in its while loop (a loop kept as written: one type not followed)."""
+an np.int32 and an np.int64 in its while loop, its result copied into ``ru`` (then ``min(ru, rl)``)
+inside the ``for j`` loop kept as written for its ``continue``: a copy there is not followed
+(frontend/local_versions.reads_typed; the find alone, ``out[i] = _find_label(eq, labels[i])``,
+compiles since fe53)."""
 
 import math
 

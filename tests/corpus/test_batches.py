@@ -61,8 +61,8 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # np52: data-dependent lengths (np.add.reduceat at the positions np.nonzero(np.diff(k)) finds, idx =
 # np.nonzero(flag)[0] in arithmetic, np.add.at at index arrays selected by a mask) and np.sort of a 3-d
 # np.stack along axis 0 (groupby_sum_reduceat, groupby_mean_cumsum, hist2d_searchsorted, median3_filter_rows)
-# fe53: a local of two NumPy integer dtypes read in a loop kept as written (ccl_two_pass_4's
-# union-find helper called with an int32 label, ``a = eq[a]`` of an int64 table)
+# fe53: a local of two NumPy integer dtypes (ccl_two_pass_4's union-find helper called with an
+# int32 label, ``a = eq[a]`` of an int64 table) copied into another local in a loop kept as written
 REFUSED = {"ccl_two_pass_4", "trinomial_euro_call", "poly_features_deg2_np",
            "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted", "median3_filter_rows",
            "zero_crossing_rate_frames", "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
