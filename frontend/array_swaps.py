@@ -213,7 +213,7 @@ def _permuted(stmt: ast.stmt) -> list[tuple[str, str]] | None:
 
 
 _ALLOCATING = frozenset(("copy", "zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
-                         "full_like", "array"))
+                         "full_like", "array", "arange", "linspace", "eye", "identity"))
 
 
 def _allocated(body: list[ast.stmt], given: set[str] | frozenset[str] = frozenset()) -> set[str]:

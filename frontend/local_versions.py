@@ -381,11 +381,12 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     (``w = 0.0``, then ``w += s`` in a loop) computes differently as the one and as the other
     somewhere (NEP 50): a read of it meets, in an operator or a call, a value whose dtype a
     Python number takes and NumPy's scalar does not (``w + s`` of an np.float32 ``s``: Python's
-    ``w`` becomes the float32 sum; cp3701), or is copied unchanged into another local of the
-    user's whose kind no flag follows (the kernel's own ``__`` copies follow it) and that copy is
-    seen so in turn (its own reads meet such a value, it is returned, or copied on into one seen
-    so: ``u = (s or (s + 0.5))`` then ``o[i] = u * 0.1`` computes alike; fe53), in the statements
-    and in the bodies of loops kept as written."""
+    ``w`` becomes the float32 sum; cp3701), in the statements and in the bodies of loops kept as
+    written.  A copy of it into another local of the user's (whose kind no flag follows; the
+    kernel's own ``__`` copies follow it), unchanged or by arithmetic with Python numbers that keeps
+    its kind (``_keeps_kind``), is read the same way where neither is returned (``holders``):
+    ``u = (s or (s + 0.5))`` then ``o[i] = u * 0.1`` computes alike (fe53), as ccl_two_pass_4's
+    ``root = _find(eq, lab)`` then ``remap[lab] = remap[root]`` of an int32 ``remap`` (fe53b)."""
     def alike(e: ir.Expr) -> bool:  # e promotes a Python number of dtype as NumPy's scalar
         if isinstance(e, ir.Select):
             return alike(e.then) and alike(e.otherwise)
@@ -395,27 +396,35 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             return False
         return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
 
-    def meets(e: ir.Expr, local: str) -> bool:
+    def meets(e: ir.Expr, held: set[str]) -> bool:
         if dtype == "bool":  # (lifter.bool_sums: u + u, u + True, which the lifter writes as or)
-            return local in lifter.bool_sums or _adds_python_bools(e, local)
+            return bool(held & lifter.bool_sums) or _adds_python_bools(e, held)
         parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
-        if any(_keeps_kind(c, local) for c in parts) and not all(alike(c) for c in parts if not _keeps_kind(c, local)):
+        if any(_keeps_kind(c, held) for c in parts) and not all(alike(c) for c in parts if not _keeps_kind(c, held)):
             return True
-        return any(meets(c, local) for c in ir.children(e))
+        return any(meets(c, held) for c in ir.children(e))
 
-    def copied(array: str, value: ir.Expr, local: str) -> bool:
-        target = lifter.arrays.get(array)
-        return array != local and target is not None and target.is_scalar and not array.startswith("__") \
-            and array not in lifter.flagged and _keeps_kind(value, local)
-
-    def seen(local: str, through: frozenset[str]) -> bool:
-        """Whether a copy ``local`` of the value computes or is returned differently as
-        Python's number and as NumPy's scalar."""
-        returned = local in _returned_names(lifter.returns) if lifter.returns is not None else False
-        return returned or any(meets(value, local) for value in values) \
-            or any(array.startswith(RESULT_PREFIX) and _reads(value, local) for array, value in copies) \
-            or any(copied(array, value, local) and array not in through and seen(array, through | {array})
-                   for array, value in copies)
+    def holders() -> set[str] | None:
+        """``name`` and the user's locals it is copied into keeping its kind, directly or through
+        another (``root = a`` of an inlined ``_find(eq, a)``, ``u = (s or (s + 0.5))``), whose kind
+        shows only where they are read: None where a copy's kind may show otherwise (it is
+        returned or stored into a result, or is a local of the kernel's own that does not follow
+        the copy: only ``name``'s own kind has flags)."""
+        held, seen = {name}, -1
+        shown = lifter.returned_names(lifter.source) | lifter.returned_reads(lifter.source)
+        while len(held) != seen:
+            seen = len(held)
+            for array, value in copies:
+                target = lifter.arrays.get(array)
+                if array in held or target is None or not target.is_scalar or not _keeps_kind(value, held):
+                    continue
+                own = array.startswith("__") or array in lifter.flagged  # (results: RESULT_PREFIX)
+                if own and _keeps_kind(value, {name}):
+                    continue  # the kernel's own copies of name follow its kind
+                if own or array in shown:
+                    return None
+                held.add(array)
+        return held
 
     values, copies = [], []
     for statement in lifter.statements:
@@ -430,8 +439,10 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
     dtypes.update(e.dtype for value in values for e in ir.walk(value))
     if dtype != "bool" and not any(weak_observers(dtype, other) for other in dtypes):
         return False
-    return any(meets(value, name) for value in values) \
-        or any(copied(array, value, name) and seen(array, frozenset({name, array})) for array, value in copies)
+    held = holders()
+    if held is None:
+        return True
+    return any(meets(value, held) for value in values)
 
 
 def _data_varying(writes: list[LocalWrite]) -> set[str]:
@@ -478,7 +489,11 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
     Python number, NEP 50): ``m = 1e30; for j: m = min(m, x_f32[j])``, then ``out[i] = m``: yes;
     ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  An integer in a float64 local likewise
     (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there).
-    ``returned``: a return of the local reads it alike (its values are exact in its type)."""
+    ``returned``: a return of the local reads it alike (its values are exact in its type).  An
+    integer local as a run-time subscript (``eq[a]``) is read alike: only its value counts.  The
+    operations of a loop kept as written are read as statements are (before fe53 any read there
+    counted as unlike: union-find's ``while eq[a] != a: a = eq[a]`` of an int64 ``eq``, the helper
+    called with an int32 label, was refused)."""
     def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
             return safe
@@ -492,14 +507,36 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
             return typed(e.operand, safe)
         if isinstance(e, ir.Cast) and e.dtype == e.operand.dtype:
             return typed(e.operand, safe)
+        if isinstance(e, ir.Index) and np.dtype(m_dtype).kind in "iu":  # a subscript: its value only counts
+            return typed(e.operand, True) and all(typed(c, False) for c in ir.children(e)[1:])
         return all(typed(c, False) for c in ir.children(e))
 
+    def region_typed(body: tuple) -> bool:  # a loop kept as written: each operation read as a statement
+        for op in region.ops(body):
+            if isinstance(op, region.Assign):
+                target = lifter.arrays.get(op.array)
+                stored = op.array == name or target is not None and bool(target.shape) \
+                    or returned and op.array.startswith(RESULT_PREFIX)
+                if not (typed(op.value, stored) and all(typed(i, False) for i in op.index)):
+                    return False
+            elif isinstance(op, (region.While, region.IfElse)):
+                if not typed(op.cond, False):
+                    return False
+            elif isinstance(op, region.ForRange):
+                if not (typed(op.start, False) and typed(op.stop, False)):
+                    return False
+            elif not isinstance(op, (region.Break, region.Continue)):
+                return False  # (a product or LAPACK call kept whole: not followed)
+        return True
+
+    m_dtype = lifter.scalar_type(name).dtype if lifter.scalar_type(name) is not None else "float64"
     if not returned and lifter.returns is not None and name in _returned_names(lifter.returns):
         return False
     for statement in lifter.statements:
-        if statement.region is not None:  # a loop kept as written: its reads are not seen here
+        if statement.region is not None:
             read = statement.reads.union(statement.writes).range().get_set_list()
-            if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())):
+            if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())) \
+                    and not region_typed(statement.region.body):
                 return False
             continue
         target = lifter.arrays.get(statement.array)
@@ -526,37 +563,37 @@ def _may_be(e: ir.Expr, names: set[str]) -> bool:
 _ARITHMETIC = frozenset(("+", "-", "*", "/", "//", "%", "**"))
 
 
-def _keeps_kind(e: ir.Expr, name: str) -> bool:
-    """Whether ``e`` is a Python number wherever the local ``name`` holds one and NumPy's scalar
+def _keeps_kind(e: ir.Expr, names: set[str]) -> bool:
+    """Whether ``e`` is a Python number wherever one of the locals ``names`` holds one and NumPy's scalar
     wherever it holds NumPy's: the local itself (``_may_be``), or arithmetic of such a value with
     Python numbers (``s * 2.0``, ``s + i``: a Python float times 2.0 stays one, an np.float64
     stays NumPy's), so that ``s * 2.0 + f32[i]`` is Python's float32 sum where ``s`` is Python's
     (wrong before fe53: the float64 sum in a loop kept as written)."""
     if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
-        lhs, rhs = _keeps_kind(e.lhs, name), _keeps_kind(e.rhs, name)
+        lhs, rhs = _keeps_kind(e.lhs, names), _keeps_kind(e.rhs, names)
         return (lhs or rhs) and (lhs or _python_number(e.lhs)) and (rhs or _python_number(e.rhs))
     if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
-        return _keeps_kind(e.lhs, name) or _keeps_kind(e.rhs, name)
+        return _keeps_kind(e.lhs, names) or _keeps_kind(e.rhs, names)
     if isinstance(e, ir.Select):
-        return _keeps_kind(e.then, name) or _keeps_kind(e.otherwise, name)
+        return _keeps_kind(e.then, names) or _keeps_kind(e.otherwise, names)
     if isinstance(e, (ir.Unary, ir.Cast)):
-        return _keeps_kind(e.operand, name)
-    return _may_be(e, {name})
+        return _keeps_kind(e.operand, names)
+    return _may_be(e, names)
 
 
-def _adds_python_bools(e: ir.Expr, name: str) -> bool:
-    """Whether ``e`` does arithmetic of the bool local ``name`` with a Python number or bool, or
+def _adds_python_bools(e: ir.Expr, names: set[str]) -> bool:
+    """Whether ``e`` does arithmetic of one of the bool locals ``names`` with a Python number or bool, or
     with itself (``u + u``, ``u * 1.5``, ``t += u``): Python's bools add as ints (``True + True`` is
     2), NumPy's as a logical or (``np.True_ + np.True_`` is ``np.True_``), and a Python bool with
     a Python number gives a Python number where NumPy's gives its scalar.  With a NumPy value
     both compute as NumPy's bool (NEP 50: ``True + np.int8(1)`` is ``np.int8(2)``)."""
     if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
-        lhs, rhs = _keeps_kind(e.lhs, name), _keeps_kind(e.rhs, name)
+        lhs, rhs = _keeps_kind(e.lhs, names), _keeps_kind(e.rhs, names)
         if lhs and (rhs or _python_number(e.rhs)) or rhs and _python_number(e.lhs):
             return True
-    if isinstance(e, ir.Unary) and e.op in ("neg", "invert") and _keeps_kind(e.operand, name):
+    if isinstance(e, ir.Unary) and e.op in ("neg", "invert") and _keeps_kind(e.operand, names):
         return True
-    return any(_adds_python_bools(c, name) for c in ir.children(e))
+    return any(_adds_python_bools(c, names) for c in ir.children(e))
 
 
 def _python_number(e: ir.Expr) -> bool:

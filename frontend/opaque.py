@@ -435,6 +435,17 @@ def _leaves(stmts: list[ast.stmt]) -> bool:
     return False
 
 
+def _jumps_away(stmts: list[ast.stmt]) -> bool:
+    """Whether ``stmts`` never fall through to the statement after them: they end in a
+    ``break``, ``continue``, ``return`` or ``raise``, or in an ``if`` whose branches both do."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+        return True
+    return isinstance(last, ast.If) and _jumps_away(last.body) and _jumps_away(last.orelse)
+
+
 def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
     """The statement lists directly inside ``stmt`` (an if's branches, a try's bodies)."""
     found = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
@@ -485,6 +496,12 @@ def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: s
             out.update((_names(stmt.test) & watched) - defined)
             then = _exposed(stmt.body, defined, watched, out, skip, enclosing)
             otherwise = _exposed(stmt.orelse, defined, watched, out, skip, enclosing)
+            # a branch that always jumps away reaches no later statement: what follows runs
+            # after the other one only (``if c < 0x80: step = 1 ... else: i += 1; continue``)
+            if _jumps_away(stmt.body):
+                then = defined | watched
+            if _jumps_away(stmt.orelse):
+                otherwise = defined | watched
             defined |= then & otherwise
         elif isinstance(stmt, (ast.While, ast.For)):
             head = stmt.test if isinstance(stmt, ast.While) else stmt.iter

@@ -375,7 +375,27 @@ def read_source(fn) -> KernelSource:
                             "body runs when it is awaited; a kernel is a plain def", "async def")
     if not defs:
         raise UnsupportedError(f"{fn.__name__!r} is not a plain 'def' function (lambdas are not supported)")
+    _check_same_function(fn, defs[0], filename, first_line)
     return KernelSource(defs[0], filename, first_line, tuple(text.splitlines()), indent, text)
+
+
+def _check_same_function(fn, node: ast.FunctionDef, filename: str, first_line: int) -> None:
+    """Refuse source that is not ``fn``'s: the file changed since the module was imported (lines
+    added above the function), so its code object's first line now falls in another function,
+    which inspect walks back to.  Compiling that one would run another kernel than Python runs
+    (fe53: test_batches gave another function's result while batch_fe53.py was being edited)."""
+    code = getattr(fn, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return
+    arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+    names = tuple(a.arg for a in arguments)
+    expected = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    if node.name == code.co_name and names == expected:
+        return
+    raise UnsupportedError(
+        f"cannot read the source of {code.co_name!r}: {filename}:{first_line} now holds "
+        f"'def {node.name}({', '.join(names)})', not 'def {code.co_name}({', '.join(expected)})': the file "
+        "changed since the function was defined; reload its module (importlib.reload) or restart")
 
 
 def _describe(node: ast.AST) -> str:

@@ -20,7 +20,7 @@ from batch_report import run_case  # noqa: E402
 import polyfuse  # noqa: E402
 
 BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39", "batch_fe40", "batch_fe41",
-           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50", "batch_fe52", "batch_np52")
+           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50", "batch_fe52", "batch_np52", "batch_fe53")
 # batches kept in part, on the python target (the suite's time budget): the kernels that were
 # refused or had to be fixed when the batch came (batch_report checks the rest on cpu)
 PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_counts", "sliding_min_deque",
@@ -38,7 +38,8 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
                                    "trinomial_euro_call", "rle_encode_pairs", "poly_features_deg2_np"}),
          "batch_np52": ("python", {"xent_take_along", "groupby_max_bincount_labels", "gradient_uneven_spacing",
                                    "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted",
-                                   "median3_filter_rows"})}
+                                   "median3_filter_rows"}),
+         "batch_fe53": ("python", {"utf8_codepoints_u8", "edit_distance_two_rows", "ccl_two_pass_4"})}
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
@@ -60,7 +61,9 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # np52: data-dependent lengths (np.add.reduceat at the positions np.nonzero(np.diff(k)) finds, idx =
 # np.nonzero(flag)[0] in arithmetic, np.add.at at index arrays selected by a mask) and np.sort of a 3-d
 # np.stack along axis 0 (groupby_sum_reduceat, groupby_mean_cumsum, hist2d_searchsorted, median3_filter_rows)
-REFUSED = {"trinomial_euro_call", "poly_features_deg2_np",
+# fe53: a local of two NumPy integer dtypes (ccl_two_pass_4's union-find helper called with an
+# int32 label, ``a = eq[a]`` of an int64 table) copied into another local in a loop kept as written
+REFUSED = {"ccl_two_pass_4", "trinomial_euro_call", "poly_features_deg2_np",
            "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted", "median3_filter_rows",
            "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
            "gcd_recursive_helper",

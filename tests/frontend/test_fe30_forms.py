@@ -190,9 +190,33 @@ def swap_viewed(u):
     return a, b, v.sum()
 
 
+def two_row_edit_distance(a, b):
+    prev = np.arange(b.shape[0] + 1)  # an np.arange is a buffer of its own too (fe53)
+    cur = np.zeros(b.shape[0] + 1, dtype=np.int64)
+    for i in range(1, a.shape[0] + 1):
+        cur[0] = i
+        for j in range(1, b.shape[0] + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+        prev, cur = cur, prev
+    return prev[b.shape[0]]
+
+
+def two_rows_of_two_dtypes(a, b):
+    prev = np.arange(b.shape[0] + 1)
+    cur = np.zeros(b.shape[0] + 1)
+    for i in range(1, a.shape[0] + 1):
+        for j in range(1, b.shape[0] + 1):
+            cur[j] = prev[j - 1] + a[i - 1]
+        prev, cur = cur, prev
+    return prev
+
+
 def test_swapped_buffers():
     _check(ping_pong, [(np.arange(5.0), 3), (np.arange(5.0), 0)])
     _check(swap_once, [(np.arange(3.0),)])
+    _check(two_row_edit_distance, [(np.array([1, 2, 2, 3]), np.array([2, 2, 1])), (np.zeros(0, np.int64), np.arange(2))])
+    with pytest.raises(polyfuse.UnsupportedError, match="int64, not float64"):  # Python's prev turns float64
+        polyfuse.kernel(two_rows_of_two_dtypes, target="python")(np.arange(3.0), np.arange(2.0))
     with pytest.raises(polyfuse.UnsupportedError, match="view"):  # refused (a wrong v.sum() with copies)
         polyfuse.kernel(swap_viewed, target="python")(np.arange(4.0))
 

@@ -475,3 +475,67 @@ def test_loop_bool_local_of_a_python_bool_in_arithmetic(body, target):
                       "        if x[i] > 5:\n            break\n        t = u + u\n        u = x[i] > 0\n    return t\n")
         with pytest.raises(polyfuse.UnsupportedError, match=r":2:.*local 'u'.*Python bool.*True \+ True is the int 2"):
             polyfuse.kernel(kept, target="python", cache=False)(np.ones(2), np.ones(2))
+
+
+def _root_copied(eq, remap):
+    for lab in range(1, eq.shape[0]):
+        a = lab
+        while eq[a] != a:
+            a = eq[a]
+        root = a
+        remap[lab] = remap[root] + 1
+
+
+def _root_copied_meets_int32(eq, remap):
+    for lab in range(1, eq.shape[0]):
+        a = lab
+        while eq[a] != a:
+            a = eq[a]
+        root = a
+        remap[lab] = remap[lab] + root
+
+
+def test_kept_loop_local_copied_into_a_local_read_alike():
+    """``a`` holds a Python int (``a = lab``) or an np.int64 (``a = eq[a]`` in a while loop), and
+    the kernel has int32 values, with which the two promote differently (NEP 50).  Copied into
+    ``root`` that only indexes, its kind never shows: compiled (refused before fe53: any copy into a
+    user's local counted, ccl_two_pass_4's ``root = _find(eq, lab)``).  Where the copy meets an
+    int32 (``remap[lab] + root``) it stays refused."""
+    eq = np.array([0, 0, 1, 3, 3, 2])
+    want, got = np.zeros(6, dtype=np.int32), np.zeros(6, dtype=np.int32)
+    _root_copied(eq, want)
+    polyfuse.kernel(_root_copied, target="python", cache=False)(eq, got)
+    assert _same(got, want), (got, want)
+    with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'a'.*Python int.*np.int64.*NEP 50"):
+        polyfuse.kernel(_root_copied_meets_int32, target="python", cache=False)(eq, np.zeros(6, dtype=np.int32))
+
+
+def _find_root(eq, a):
+    while eq[a] != a:
+        a = eq[a]
+    return a
+
+
+def _roots_of_int32_labels(labels, eq, out):
+    for i in range(labels.shape[0]):
+        out[i] = _find_root(eq, labels[i])
+
+
+def _roots_plus_int32(labels, eq, out):
+    for i in range(labels.shape[0]):
+        out[i] = _find_root(eq, labels[i]) + labels[0]
+
+
+def test_kept_loop_local_of_two_int_dtypes_read_alike():
+    """``a`` is an int32 label, then an int64 element of ``eq`` in the helper's while loop (a loop
+    kept as written).  Read only by a comparison with int64 values, as a subscript and stored, its
+    value alone counts: one int64 local is exact (refused before fe53: reads in a kept loop were not
+    looked at).  Where it meets an int32 (``+ labels[0]``: int32 arithmetic while ``a`` is the
+    int32 label) it stays refused."""
+    labels, eq = np.array([2, 1, 0, 3], dtype=np.int32), np.array([0, 0, 1, 3])
+    want, got = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+    _roots_of_int32_labels(labels, eq, want)
+    polyfuse.kernel(_roots_of_int32_labels, target="python", cache=False)(labels, eq, got)
+    assert _same(got, want), (got, want)
+    with pytest.raises(polyfuse.UnsupportedError, match=r":\d+:.*local 'a'.*np.int32.*np.int64"):
+        polyfuse.kernel(_roots_plus_int32, target="python", cache=False)(labels, eq, np.zeros(4, dtype=np.int64))

@@ -286,3 +286,41 @@ def guarded_neighbour(x, y):
 @pytest.mark.parametrize("target", TARGETS)
 def test_accesses_under_an_affine_if_inside_a_region_are_proven_only_where_it_holds(target):
     run_both(guarded_neighbour, np.arange(1.0, 6.0), np.zeros(5), target=target)
+
+
+def utf8_steps(buf, out):
+    i = 0
+    while i < buf.shape[0]:
+        c = buf[i]
+        if c < 0x80:
+            step = 1
+        elif c < 0xE0:
+            step = 2
+        else:
+            i += 1
+            continue
+        out[i] = step
+        i += step
+
+
+def sign_steps(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            step = 1.0
+        elif x[i] < 0:
+            step = 2.0
+        else:
+            continue
+        out[i] = step
+
+
+@pytest.mark.parametrize("fn, args", [(utf8_steps, (np.array([65, 0xC3, 0xA9, 0xFF, 66], dtype=np.uint8), np.zeros(5))),
+                                      (sign_steps, (np.array([1.0, 0.0, -2.0]), np.zeros(3)))])
+def test_a_branch_that_jumps_away_leaves_the_rest_to_the_others(fn, args):
+    """``step`` is assigned in every branch of an if/elif/else but the one that ends in
+    ``continue``: the statements after the ``if`` run only after the others, so it is written
+    before any read, private to the region (refused before fe53 as 'may be read before it is
+    assigned', at the loop's line)."""
+    kernel = run_both(fn, *args, target="python")
+    (region,) = kernel.explain(*args)["kept as written"]
+    assert "step" in region["private"]

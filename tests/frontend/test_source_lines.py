@@ -14,6 +14,7 @@ import pytest
 from polyfuse.frontend.source import read_source, register_source, source_lines
 
 from polyfuse.bench import numpy_suite, suite
+from polyfuse.errors import UnsupportedError
 
 CORPUS_DIR = Path(__file__).parent.parent / "corpus"
 CORPUS = sorted(p.stem for p in CORPUS_DIR.glob("num*.py"))
@@ -92,3 +93,22 @@ def test_registered_source_survives_clearcache():
     assert read_source(namespace["tripled"]).tree.name == "tripled"
     assert source_lines(namespace["tripled"]) == (text.splitlines(True), 1)
     assert linecache.getlines(filename) == text.splitlines(True)  # tracebacks show it again
+
+
+def test_source_of_another_function_after_the_file_changed_is_refused():
+    """Lines added above a function after it was defined move its code object's first line into
+    the function before it, which inspect walks back to: compiling that one ran another kernel
+    than Python runs (``second`` gave ``first``'s sum, 7.0 for the product 8.0; fe53).  Refused,
+    naming both, where the def found is not the function's name and parameters."""
+    text = "def first(x):\n    return x + 1\n\n\ndef second(x):\n    return x * 2\n"
+    filename = "<polyfuse-test-changed-source>"
+    register_source(filename, text)
+    namespace: dict = {}
+    exec(compile(text, filename, "exec"), namespace)
+    assert read_source(namespace["second"]).tree.name == "second"
+    register_source(filename, "def added(y):\n    return y\n\n\n" + text)  # the file as edited
+    with pytest.raises(UnsupportedError, match=r"'second'.*:5 now holds 'def first\(x\)'.*file changed"):
+        read_source(namespace["second"])
+    register_source(filename, text.replace("def second(x)", "def second(y, z)"))
+    with pytest.raises(UnsupportedError, match=r"'def second\(y, z\)', not 'def second\(x\)'"):
+        read_source(namespace["second"])
