@@ -275,6 +275,15 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
             if whole is not None and mask is not None and mask.boolean and whole.rank == mask.rank:
                 return Shape(0, False)  # x[m].mean(): a scalar
         return None if shape_of(rw, reduced, is_numpy) is None else Shape(0, False)  # x.mean(): a scalar
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and not isinstance(node.slice, ast.Slice) or isinstance(node, ast.Attribute) and node.attr in ("size", "ndim") \
+            or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and node.func.id not in rw.globals and len(node.args) == 1 and not node.keywords:
+        return Shape(0, False)  # x.shape[0], x.size, len(x): an int
+    placed = _placed_values(node, is_numpy)
+    if placed is not None:  # np.searchsorted(edges, v): one position per value, v's shape
+        values = shape_of(rw, placed, is_numpy)
+        return None if values is None else Shape(values.rank, False)
     if isinstance(node, ast.Call) and not node.keywords:
         name = _numpy_name(node, is_numpy)
         if name == "where" and len(node.args) == 3:  # np.where(c, a, b): broadcast, bool where a and b are
@@ -297,6 +306,19 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         if base is None or len(items) > base.rank:
             return None
         return Shape(base.rank - sum(1 for i in items if not isinstance(i, ast.Slice)), base.boolean)
+    return None
+
+
+def _placed_values(node: ast.expr, is_numpy) -> ast.expr | None:
+    """``v`` of ``np.searchsorted(a, v, side=)`` and ``x`` of ``np.digitize(x, bins, right=)``,
+    whose result has that argument's shape; None for anything else."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 2):
+        return None
+    name = _numpy_name(node, is_numpy)
+    if name == "searchsorted" and all(k.arg == "side" for k in node.keywords):
+        return node.args[1]
+    if name == "digitize" and all(k.arg == "right" for k in node.keywords):
+        return node.args[0]
     return None
 
 
