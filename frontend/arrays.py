@@ -110,8 +110,8 @@ _REFUSED = {
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "extract", "compress"),
                     "its result has a data-dependent shape; supported: np.argwhere(c) returned, idx = np.nonzero(c)[0] "
                     "(np.where(c)[0], np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
-                    "for i in idx, or in elementwise arithmetic bound to a name (k = idx + 1; not np.diff(idx), "
-                    "slices or joins of it); for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
+                    "for i in idx, in elementwise arithmetic bound to a name (k = idx + 1), or returned as "
+                    "np.diff(idx) (not slices or joins of it); for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
                     "rows.append(i)) and return np.array(rows)"),
     "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
               "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "

@@ -65,12 +65,13 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # np.nonzero(flag)[0] in arithmetic, np.add.at at index arrays selected by a mask) and np.sort of a 3-d
 # np.stack along axis 0 (groupby_sum_reduceat, groupby_mean_cumsum, hist2d_searchsorted, median3_filter_rows)
 # np53: hist2d_searchsorted (np.add.at at masked index arrays) and median3_filter_rows (np.sort of a 3-d
-# array) match now; still refused: np.diff of positions (run_lengths_flatnonzero, gaps_between_events),
+# array) match now; np53's gaps_between_events (np.diff of positions returned) too; still refused: a join
+# of positions (run_lengths_flatnonzero's np.concatenate),
 # np.add.reduceat at starts found from the data (segment_sums_reduceat, groupby_sum_reduceat), a slice of
 # a boolean-mask selection (positive_diffs_of_selection)
 REFUSED = {"trinomial_euro_call", "poly_features_deg2_np",
            "groupby_sum_reduceat", "groupby_mean_cumsum",
-           "run_lengths_flatnonzero", "segment_sums_reduceat", "positive_diffs_of_selection", "gaps_between_events",
+           "run_lengths_flatnonzero", "segment_sums_reduceat", "positive_diffs_of_selection",
            "zero_crossing_rate_frames", "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
            "gcd_recursive_helper", "rms_windows",
            "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode"}

@@ -1,5 +1,6 @@
 """np53's forms (tests/corpus/batch_np53.py's refusals, made general): elementwise arithmetic of
-the positions ``np.nonzero(c)[0]`` (and of ``np.unique(x)``) bound to a name; ``np.add.at`` & co.
+the positions ``np.nonzero(c)[0]`` (and of ``np.unique(x)``) bound to a name, their returned
+``np.diff``; ``np.add.at`` & co.
 at index arrays selected by a mask (frontend/masked_scatter.py); np.sort, np.argsort and
 np.median of a 3-d array along any axis; the refusals that stay, at the construct.  Each kernel
 (python backend: the subject is the front end) against the undecorated function."""
@@ -35,6 +36,19 @@ def test_arithmetic_of_positions_bound_to_a_name():
     u = polyfuse.kernel(scaled_unique, target="python")
     for x in (np.zeros(0, np.int64), np.array([3, 1, 3, 2])):
         assert_same_result(scaled_unique(x), u(x))
+
+
+def gaps_between_events(flag, x):
+    idx = np.nonzero(flag)[0]
+    return np.diff(idx), np.diff(np.unique(x)), np.diff(np.flatnonzero(x > 1))
+
+
+def test_differences_of_positions_returned():
+    """np.diff of the whole buffer; the call returns its first max(count - 1, 0) elements."""
+    k = polyfuse.kernel(gaps_between_events, target="python")
+    for flag in (np.zeros(0, bool), np.array([True]), np.array([False, True, True, False, True])):
+        x = np.arange(flag.shape[0], dtype=np.float64) % 3
+        assert_same_result(gaps_between_events(flag, x), k(flag, x))
 
 
 def centred_positions(flag):
