@@ -99,7 +99,9 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort", "median"), "its result is a sorted order, supported as np.sort(a, axis=, "
                     "kind=), np.argsort(a, axis=, kind=) and np.median(a, axis=) of a 1-d or 2-d array whose rank "
                     "polyfuse tells before lowering it (an argument, a local bound once, slices and arithmetic of "
-                    "those), axis None, -1, 0 or 1 (and a.sort() in place of those; other ranks are not); write the loop"),
+                    "those), axis None, -1, 0 or 1 (and a.sort() in place of those), or of a 3-d array named by an "
+                    "argument or a local bound once (s = np.stack([a, b, c]); np.sort(s, axis=0)), any axis; other "
+                    "ranks are not; write the loop"),
     **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q, axis=) / np.percentile(a, q, "
                     "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
@@ -114,7 +116,8 @@ _REFUSED = {
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "extract", "compress"),
                     "its result has a data-dependent shape; supported: np.argwhere(c) returned, idx = np.nonzero(c)[0] "
                     "(np.where(c)[0], np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
-                    "for i in idx; for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
+                    "for i in idx, in elementwise arithmetic bound to a name (k = idx + 1), or returned as "
+                    "np.diff(idx) (not slices or joins of it); for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
                     "rows.append(i)) and return np.array(rows)"),
     "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
               "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "

@@ -86,6 +86,8 @@ def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None, *,
         return None
     if isinstance(elt, ast.Call) and not elt.keywords:
         name = _numpy_name(elt, is_numpy)
+        if name == "diff" and len(elt.args) == 1 and _positions(elt.args[0], is_numpy):
+            return _differences(rw, elt, selection(rw, elt.args[0], defs, arithmetic=False))
         if name == "flatnonzero" and len(elt.args) == 1:
             return _indices(rw, elt, elt.args[0], is_numpy, flat=True)
         if name == "argwhere" and len(elt.args) == 1:
@@ -103,6 +105,40 @@ def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None, *,
     if arithmetic and isinstance(elt, (ast.BinOp, ast.UnaryOp, ast.Call)):
         return _masked_arithmetic(rw, elt, is_numpy) or _sized_arithmetic(rw, elt, defs)
     return None
+
+
+def _positions(node: ast.expr, is_numpy) -> bool:
+    """Whether ``node`` is ``np.nonzero(c)[0]``, ``np.where(c)[0]``, ``c.nonzero()[0]``,
+    ``np.flatnonzero(c)`` or ``np.unique(x)``: a compaction of one axis."""
+    if isinstance(node, ast.Subscript) and _zero(node.slice) and isinstance(node.value, ast.Call):
+        call = node.value
+        return _numpy_name(call, is_numpy) in ("nonzero", "where") and len(call.args) == 1 \
+            or isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and not call.args \
+            and _numpy_name(call, is_numpy) is None
+    return isinstance(node, ast.Call) and _numpy_name(node, is_numpy) in ("flatnonzero", "unique") \
+        and len(node.args) == 1 and not node.keywords
+
+
+def _differences(rw, elt: ast.Call, made: Selection | None) -> Selection | None:
+    """``np.diff`` of a compaction of one axis (``np.diff(np.nonzero(m)[0])``, the gaps between
+    events): ``np.diff`` of its whole buffer, whose first ``max(count - 1, 0)`` elements are the
+    differences of the compaction's (the rest, never returned, of unwritten elements: no trap in
+    a subtraction)."""
+    if made is None:
+        return None
+    diff = ast.Call(_at_expr(elt.func, elt), [ast.Name(made.buffer, ast.Load())], [])
+    buf, bind = _bind(rw, diff, "sized_diff", elt)
+    count, counted = _bind(rw, ast.parse(f"max({made.count} - 1, 0)", mode="eval").body, "sized_diff_n", elt)
+    return Selection([*made.statements, bind, counted], buf, count)
+
+
+def _at_expr(node: ast.expr, like: ast.AST) -> ast.expr:
+    """A copy of ``node`` placed at ``like``."""
+    made = ast.parse(ast.unparse(node), mode="eval").body
+    for sub in walk(made):
+        if "lineno" in sub._attributes:
+            ast.copy_location(sub, like)
+    return made
 
 
 def _sized_arithmetic(rw, elt: ast.expr, defs: dict[str, ast.expr] | None) -> Selection | None:
@@ -275,6 +311,15 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
             if whole is not None and mask is not None and mask.boolean and whole.rank == mask.rank:
                 return Shape(0, False)  # x[m].mean(): a scalar
         return None if shape_of(rw, reduced, is_numpy) is None else Shape(0, False)  # x.mean(): a scalar
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and not isinstance(node.slice, ast.Slice) or isinstance(node, ast.Attribute) and node.attr in ("size", "ndim") \
+            or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and node.func.id not in rw.globals and len(node.args) == 1 and not node.keywords:
+        return Shape(0, False)  # x.shape[0], x.size, len(x): an int
+    placed = _placed_values(node, is_numpy)
+    if placed is not None:  # np.searchsorted(edges, v): one position per value, v's shape
+        values = shape_of(rw, placed, is_numpy)
+        return None if values is None else Shape(values.rank, False)
     if isinstance(node, ast.Call) and not node.keywords:
         name = _numpy_name(node, is_numpy)
         if name == "where" and len(node.args) == 3:  # np.where(c, a, b): broadcast, bool where a and b are
@@ -297,6 +342,19 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         if base is None or len(items) > base.rank:
             return None
         return Shape(base.rank - sum(1 for i in items if not isinstance(i, ast.Slice)), base.boolean)
+    return None
+
+
+def _placed_values(node: ast.expr, is_numpy) -> ast.expr | None:
+    """``v`` of ``np.searchsorted(a, v, side=)`` and ``x`` of ``np.digitize(x, bins, right=)``,
+    whose result has that argument's shape; None for anything else."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 2):
+        return None
+    name = _numpy_name(node, is_numpy)
+    if name == "searchsorted" and all(k.arg == "side" for k in node.keywords):
+        return node.args[1]
+    if name == "digitize" and all(k.arg == "right" for k in node.keywords):
+        return node.args[0]
     return None
 
 

@@ -765,12 +765,45 @@ class BuiltinHelpers(ast.NodeTransformer):
             return self._helper_call(NUMPY_HELPERS[name][1], [self._flat(a, rank, node)] + extra, node)
         if rank == 1 and axis in (0, -1):
             return self._helper_call(NUMPY_HELPERS[name][1], [a] + extra, node)
+        if rank == 3 and isinstance(a, ast.Name) and axis in (-3, -2, -1, 0, 1, 2) \
+                and name in ("sort", "argsort", "median", "nanmedian"):
+            return self._order_of_three(node, name, a, axis % 3, extra)  # type: ignore[operator]
         if rank != 2 or axis not in (-2, -1, 0, 1):
             return node
         if axis in (-1, 1):
             return self._helper_call(NUMPY_ROW_HELPERS[name], [a] + extra, node)
         call = self._helper_call(NUMPY_ROW_HELPERS[name], [self._attribute(a, "T", node)] + extra, node)
         return self._attribute(call, "T", node) if name not in ("median", "nanmedian") else call
+
+    def _order_of_three(self, node: ast.Call, name: str, a: ast.Name, axis: int, extra: list[ast.expr]) -> ast.expr:
+        """``np.sort(a, axis=)`` (argsort, median, nanmedian) of a 3-d ``a`` named: the row helper of
+        ``np.transpose(a, kept + (axis,))`` reshaped to rows (the sorted axis last, the other two in
+        their order), its result reshaped back and transposed to ``a``'s axes (of the medians: the
+        two kept axes, already in order), as NumPy orders each line along ``axis`` alone."""
+        kept = [d for d in range(3) if d != axis]
+        np_ = self.rw.numpy_alias()
+        moved = f"{np_}.transpose({a.id}, ({kept[0]}, {kept[1]}, {axis}))"
+        rows = f"{moved}.reshape({a.id}.shape[{kept[0]}] * {a.id}.shape[{kept[1]}], {a.id}.shape[{axis}])"
+        call = self._helper_call(NUMPY_ROW_HELPERS[name], [self._parsed(rows, node)] + extra, node)
+        if name in ("median", "nanmedian"):
+            shape = f"({a.id}.shape[{kept[0]}], {a.id}.shape[{kept[1]}])"
+            return self.rw.placed(ast.Call(self._attribute(call, "reshape", node), [self._parsed(shape, node)], []),
+                                  node)
+        back = ast.Call(self._attribute(call, "reshape", node), [self._parsed(
+            f"({a.id}.shape[{kept[0]}], {a.id}.shape[{kept[1]}], {a.id}.shape[{axis}])", node)], [])
+        inverse = tuple((kept + [axis]).index(d) for d in range(3))
+        transpose = self._parsed(f"{np_}.transpose(0, {inverse})", node)
+        assert isinstance(transpose, ast.Call)
+        transpose.args[0] = self.rw.placed(back, node)
+        return transpose
+
+    def _parsed(self, text: str, like: ast.AST) -> ast.expr:
+        """``text`` parsed as an expression, every node placed at ``like``."""
+        made = ast.parse(text, mode="eval").body
+        for part in ast.walk(made):
+            if isinstance(part, ast.expr):
+                self.rw.placed(part, like)
+        return made
 
     def _quantiles(self, node: ast.Call, name: str, q: ast.expr, a: ast.expr, rank: int, axis: object) -> ast.expr:
         """``np.quantile(a, q, axis=)``: of the flattened ``a`` (``axis=None``), or per row (column)
@@ -1003,6 +1036,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         if attr in ("round", "around", "copy", "sort", "argsort", "cumsum", "cumprod", "abs", "absolute", "isin",
                     "diff") and keywords <= {"decimals", "axis", "kind", "invert", "n"}:
             return first
+        if attr == "pad" and keywords <= {"mode", "constant_values"}:
+            return first  # np.pad(a, width): a's rank
         if attr in ("median", "nanmedian") and len(node.args) + len(keywords) == 2 and keywords <= {"axis"}:
             return None if first is None or _axis(_keyword(node, "axis", 1, None)) is ... else first - 1
         if attr in ("linspace", "arange"):

@@ -88,6 +88,7 @@ from .local_helpers import local_helpers
 from .loop_else import loop_else, own_breaks
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
+from .masked_scatter import masked_scatters
 from .negative_wrap import wrap_negative_reads
 from .none_locals import none_locals
 from .numba_idioms import numba_idioms
@@ -137,6 +138,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
     # np.bincount(np.digitize(x, b)): its x as written, before the helpers below write it as loops
     rw.source.written_x.update(written_arguments(tree.body, globals_, set(builtin_helpers.NUMPY_HELPERS)))
+    tree.body = masked_scatters(rw, tree.body)  # np.add.at(a, idx[ok], v[ok]): a loop skipping the rest
     helpers = BuiltinHelpers(rw, local, tree)
     tree.body = helpers.block(tree.body)  # sum(x), np.interp(x, ...): helpers; np.add.at(a, lab, b): a loop
     stack = (_key(fn) if fn is not None else source.tree.name,)
@@ -183,6 +185,7 @@ def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, 
     from the kernel's names tell these too.  A no-op where no helper called one."""
     local = function_locals(tree)
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # from math import isclose
+    tree.body = masked_scatters(rw, tree.body)  # np.add.at(a, idx[ok], v[ok]): a loop skipping the rest
     helpers = BuiltinHelpers(rw, local, tree)
     body = helpers.block(tree.body)
     if not helpers.aliases and not any(  # (selection_loops' np.argsort of np.unique's length: a helper)

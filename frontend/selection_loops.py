@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 import copy
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from .builtin_helpers import numpy_argsort_prefix
@@ -361,8 +361,15 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     if facts.bindings.get(name) is not stmt.value or name in facts.through:
         return None
     uses = _UniqueUses(name)
+    # k = idx + 1 at the top level: elementwise arithmetic of the whole buffer (_sized_allocations)
+    arithmetic = _Scalars(rw, facts, set(), "")
+    combined = [s for s in later if isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name) and _sized_elementwise(s.value, {name}, arithmetic)]
     for s in later:
-        uses.visit(s)
+        if s in combined:
+            uses.found += sum(isinstance(n, ast.Name) and n.id == name for n in walk(s.value))
+        else:
+            uses.visit(s)
     if uses.other or not uses.found or uses.found + uses.returned != facts.loads.get(name, 0):
         return None  # (returned alone: data_sized's returned compaction)
     made = selection(rw, stmt.value, facts.bindings)
@@ -379,7 +386,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
                    and isinstance(s.targets[0], ast.Name) and _argsorted(rw, s.value) is not None}
     for s in later:
         _UniqueRewrite(rw, name, made.buffer, made.count, arrays).visit(s)
-    _sized_allocations(rw, later, facts, made.buffer, made.count, sortable, arrays)
+    _sized_allocations(rw, later, facts, made.buffer, made.count, sortable, arrays, combined)
     return list(made.statements)
 
 
@@ -396,7 +403,8 @@ _ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 
 def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str,
-                       sortable: bool = False, arrays: set[str] | None = None) -> None:
+                       sortable: bool = False, arrays: set[str] | None = None,
+                       combined: Sequence[ast.Assign] = ()) -> None:
     """``a = np.zeros(len(u))`` (``empty``, ``ones``, ``full``; the length already the count):
     ``a`` is allocated with the buffer's extent, an upper bound, and its later uses read its
     first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
@@ -414,7 +422,9 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     such an expression bound to a name at the top level is the order of the first ``count``
     elements of ``e``'s buffer (builtin_helpers.numpy_argsort_prefix; 0 past the count) and is
     such an array in turn, and ``a[o]`` (``u[o]``) of such arrays is elementwise: the gather of
-    the whole buffer.  Any other use of ``a`` is refused at the allocation."""
+    the whole buffer.  Any other use of ``a`` is refused at the allocation.  ``combined``: the
+    assignments that read the buffer itself in such arithmetic (``k = idx + 1`` of ``idx =
+    np.nonzero(c)[0]``), each refused unless taken so (their value past the count never read)."""
     sized: set[str] = set()
     scalar = _Scalars(rw, facts, sized, count)
     scalar.buffer = buffer if sortable else None
@@ -438,7 +448,8 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         return 2 if two else 0
     # the arrays of the length, presumed (each is checked below, any failure refuses the kernel):
     # an array's uses may combine it with one allocated or derived after it (sums / counts)
-    presumed: set[str] = set()
+    presumed: set[str] = {buffer} if combined else set()
+    scalar.ranks[buffer] = 1
     hoisted: list[ast.stmt] = []
     for stmt in later:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
@@ -451,6 +462,12 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
             hoisted.extend(_returned_named(rw, stmt, facts, presumed, scalar))
         hoisted.append(stmt)
     later[:] = hoisted
+    if combined:  # the buffer's own arithmetic (its other uses rewritten already: _UniqueRewrite)
+        seeds = _SizedUses(buffer, presumed, scalar)
+        for stmt in later:
+            seeds.visit(stmt)
+        derived.update(seeds.derived)
+        sized.add(buffer)
     for k, stmt in enumerate(later):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             continue
@@ -477,6 +494,11 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         sized.add(name)
         for s in rest:
             _SizedRewrite(rw, name, count, sized, scalar).visit(s)
+    for stmt in combined:
+        if id(stmt) not in derived:
+            raise rw.error(stmt.value, f"elementwise arithmetic of {buffer!r} (its length depends on the data) is "  # type: ignore[attr-defined]
+                           "supported bound to a name at the top level, of it, arrays of its length and numbers "
+                           "(its length, constants, arguments)", "arithmetic of a data-dependent length")
     for node in (n for s in later for n in walk(s)):  # any other allocation of the length: named
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
                 and module_of(node.func.value, rw.globals) == "np" and node.args \
@@ -1110,6 +1132,11 @@ class _Uses(ast.NodeTransformer):
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and self.is_name(node.value.value) \
                 and isinstance(node.slice, ast.Constant) and node.slice.value == 0 and self.has_numpy():
             return self.count(node)
+        if self.is_name(node.value) and self.rank == 1 and _unique_end(node, self.name) is None:
+            raise self.rw.error(node, f"{self.name!r} holds a boolean-mask selection (its length depends on the data): "  # type: ignore[attr-defined]
+                                f"{ast.unparse(node)} is not supported (p[0], p[-1], len(p), reductions and "
+                                f"for v in p are); loop over {self.array} where the mask is true instead",
+                                "subscript of a boolean-mask selection")
         return self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name):

@@ -20,7 +20,8 @@ from batch_report import run_case  # noqa: E402
 import polyfuse  # noqa: E402
 
 BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39", "batch_fe40", "batch_fe41",
-           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50", "batch_fe52", "batch_np52", "batch_fe53")
+           "batch_fe43", "batch_fe45", "batch_fe47", "batch_fe50", "batch_fe52", "batch_np52", "batch_fe53",
+           "batch_np53")
 # batches kept in part, on the python target (the suite's time budget): the kernels that were
 # refused or had to be fixed when the batch came (batch_report checks the rest on cpu)
 PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_counts", "sliding_min_deque",
@@ -39,7 +40,10 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
          "batch_np52": ("python", {"xent_take_along", "groupby_max_bincount_labels", "gradient_uneven_spacing",
                                    "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted",
                                    "median3_filter_rows"}),
-         "batch_fe53": ("python", {"utf8_codepoints_u8", "edit_distance_two_rows", "ccl_two_pass_4"})}
+         "batch_fe53": ("python", {"utf8_codepoints_u8", "edit_distance_two_rows", "ccl_two_pass_4"}),
+         "batch_np53": ("python", {"masked_scatter_add", "stack_channels_median", "event_positions_shifted",
+                                   "run_lengths_flatnonzero", "segment_sums_reduceat", "positive_diffs_of_selection",
+                                   "gaps_between_events"})}
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
 # exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
 # data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort, fib; helpers are
@@ -63,8 +67,14 @@ PARTS = {"batch_fe41": ("python", {"flood_fill_stack", "dijkstra_heap", "kmer_co
 # np.stack along axis 0 (groupby_sum_reduceat, groupby_mean_cumsum, hist2d_searchsorted, median3_filter_rows)
 # fe53: a local of two NumPy integer dtypes (ccl_two_pass_4's union-find helper called with an
 # int32 label, ``a = eq[a]`` of an int64 table) copied into another local in a loop kept as written
+# np53: hist2d_searchsorted (np.add.at at masked index arrays) and median3_filter_rows (np.sort of a 3-d
+# array) match now; np53's gaps_between_events (np.diff of positions returned) too; still refused: a join
+# of positions (run_lengths_flatnonzero's np.concatenate),
+# np.add.reduceat at starts found from the data (segment_sums_reduceat, groupby_sum_reduceat), a slice of
+# a boolean-mask selection (positive_diffs_of_selection)
 REFUSED = {"ccl_two_pass_4", "trinomial_euro_call", "poly_features_deg2_np",
-           "groupby_sum_reduceat", "groupby_mean_cumsum", "hist2d_searchsorted", "median3_filter_rows",
+           "groupby_sum_reduceat", "groupby_mean_cumsum",
+           "run_lengths_flatnonzero", "segment_sums_reduceat", "positive_diffs_of_selection",
            "ecdf_unique_np", "varint_sizes", "int_mean_round", "lcs_backtrack", "quicksort_recursive", "fib_recursive_helper",
            "gcd_recursive_helper",
            "verlet_neighbor_list", "rle_decode_u8", "base64_decode", "leb128_encode"}

@@ -80,9 +80,9 @@ X = np.arange(5.0)
     (isclose_keywords, (X, 1.0), r"math\.isclose\(a, b, rel_tol=1e-3, abs_tol=1e-9\): polyfuse supports"),
     (sort_complex, (X + 1j,), r"np\.sort\(x\): polyfuse supports np\.sort\(a\) of a 1-d array of real numbers"),
     (median_complex, (X + 1j,), r"np\.median\(x\): polyfuse supports"),
-    (sort_cube, (np.ones((2, 3, 2)),), r"sort\(\) is not supported.*of a 1-d or 2-d array"),
+    (sort_cube, (np.ones((2, 3, 2, 2)),), r"sort\(\) is not supported.*of a 1-d or 2-d array"),
     (interp_expression, (X, X, X), r"np\.interp\(\) here: .*not of an array expression"),
-    (median_cube, (np.ones((2, 3, 2)),), r"median\(\) is not supported.*np\.median\(a, axis=\) of a 1-d or 2-d"),
+    (median_cube, (np.ones((2, 3, 2, 2)),), r"median\(\) is not supported.*np\.median\(a, axis=\) of a 1-d or 2-d"),
 ], ids=lambda a: getattr(a, "__name__", ""))
 def test_helper_errors_point_at_the_users_call(fn, args, construct):
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_builtin_helper_errors.py:\d+:\d+: " + construct) as info:

@@ -124,7 +124,7 @@ I6 = np.arange(6)
     (unique_values, (V,), r"unique\(\) is not supported: its result has a data-dependent shape"),
     (positive_values, (V,), r"a boolean-mask selection returned .*data-dependent shape"),
     (add_at_bool_index, (np.zeros(6), V > 0, 1.0), r"np\.add\.at\(\) here is not supported .*boolean"),
-    (sort_cube, (np.ones((2, 2, 2)),), r"sort\(\) is not supported: .*of a 1-d or 2-d array"),
+    (sort_cube, (np.ones((2, 2, 2, 2)),), r"sort\(\) is not supported: .*of a 1-d or 2-d array"),
 ], ids=lambda a: getattr(a, "__name__", ""))
 def test_refusals_name_the_line_and_the_construct(fn, args, message):
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_sorted_orders.py:\d+:\d+: " + message) as info:
