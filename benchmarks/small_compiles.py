@@ -81,7 +81,7 @@ def _patch_stages() -> None:
     stages_mod.Stages.run = lambda self, name, fn, *a, **k: _timed(name, lambda: run(self, name, fn, *a, **k))
     stages_mod.Stages.run_loop_pass = lambda self, name, fn, p, **k: _timed(name, lambda: loop_pass(self, name, fn, p, **k))
     optimize, generated = cpu_llvm.optimize, cpu_llvm.LLVMKernel._generated
-    cpu_llvm.optimize = lambda m, a: _timed("llvm opt", lambda: optimize(m, a))
+    cpu_llvm.optimize = lambda *a: _timed("llvm opt", lambda: optimize(*a))  # (module, artifact, name)
     cpu_llvm.LLVMKernel._generated = lambda self, n: _timed("llvm codegen", lambda: generated(self, n))
     store = cache.store
     cache.store = lambda *a, **k: _timed("cache store", lambda: store(*a, **k))

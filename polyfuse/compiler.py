@@ -102,7 +102,7 @@ def _kept_whole(stages: Stages) -> bool:
 def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options, *,
                           overwritten: bool = True) -> Stages:
     stages = Stages()
-    # the front half reads the function: lift, scalar check, dependences (or an earlier
+    # the front half reads the function: lift, dependences, scalar check (or an earlier
     # variant's, for the same function and signature: they depend on no other option)
     scop, deps, deadline = _front_half(stages, fn, arguments, options)
     # whether each loop written with prange has independent iterations: a claim about the loops
@@ -223,11 +223,13 @@ def _front_half(stages: Stages, fn, arguments: tuple[Argument, ...], options: Op
     with FRONTEND_LOCK:
         scop = stages.run("lift", lift, fn, arguments, blas=options.blas_products())
     _check_target(scop, options)
-    stages.run("check locals", check_scalars_defined, scop)
     deadline = stages.outputs["deadline"] = _deadline()
     # dependences decide what every later transformation may do
     with deadline.active():
         deps = stages.run("dependences", compute_dependences, scop)
+    # every local scalar assigned before it is read: after the dependences, whose dataflow of
+    # each scalar already names its reads of no assignment
+    stages.run("check locals", check_scalars_defined, scop)
     if found is not None:
         lift_memo.keep(found, stages, deadline)
     return scop, deps, deadline

@@ -59,7 +59,7 @@ from polyfuse.model.stages import Stages
 #: How many front halves are kept (a program's variants compile one after another).
 SIZE = 16
 #: The stages of the front half, in order.
-STAGES = ("lift", "check locals", "dependences")
+STAGES = ("lift", "dependences", "check locals")
 _TALLIES = ("spent", "blocks", "skipped")
 
 _lock = threading.Lock()

@@ -17,7 +17,7 @@ import islpy as isl
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.isl_budget import BudgetExceeded, Meter, metered, per_compile
+from polyfuse.model.isl_budget import BudgetExceeded, Meter, current_memo, metered, per_compile
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.scop import Scop, isl_name
 
@@ -121,8 +121,22 @@ def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule,
     same when a rewrite changed only statements that do not touch the array (attention_rows: 21
     of 54 questions asked again by lift_accumulated_products' rounds; isl's work is smaller too)."""
     schedule = accessing(schedule, sink, source)
-    key = ("exact flow", sink.to_str(), source.to_str(), schedule.to_str(), checked)
+    key = _exact_flow_key(sink, source, schedule, checked)
     return per_compile(key, lambda: _exact_flow(sink, source, schedule, checked=checked))
+
+
+def known_exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule) -> ExactFlow | None:
+    """``exact_flow(sink, source, schedule)``'s answer where this compile has it already (the
+    dependence analysis asked it within its budget), else None: nothing is computed, so no
+    later stage finds more in the compile's memo than it did."""
+    memo = current_memo()
+    if memo is None:
+        return None
+    return memo.get(_exact_flow_key(sink, source, accessing(schedule, sink, source), True))
+
+
+def _exact_flow_key(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, checked: bool) -> tuple:
+    return ("exact flow", sink.to_str(), source.to_str(), schedule.to_str(), checked)
 
 
 def accessing(schedule: isl.Schedule, *accesses: isl.UnionMap) -> isl.Schedule:
@@ -430,12 +444,17 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None,
 def check_scalars_defined(scop: Scop) -> None:
     """A local scalar read on some path before any assignment is an error, as in Python.  The
     user's locals are checked before those the frontend made of them (a version, a kind flag:
-    polyfuse.model.names), and the message names the user's local."""
+    polyfuse.model.names), and the message names the user's local.
+
+    Run after ``compute_dependences`` (polyfuse/compiler.py): a scalar's unassigned reads are
+    the reads of input values of its RAW analysis, which is then in the compile's memo."""
     reads, writes = scop.reads(), scop.writes()
     scalars = [info for info in scop.arrays if info.is_scalar]
     for info in sorted(scalars, key=lambda info: scop.shown(info.name) != info.name):  # (stable)
         iname = isl_name(info.name)
         r, w = on_array(reads, iname), on_array(writes, iname)
+        if r.is_empty():  # (a local only written: no dataflow to ask for)
+            continue
         undefined = _unassigned_reads(r, w, scop.schedule).intersect_params(scop.context)
         if undefined.is_empty():
             continue
@@ -459,7 +478,14 @@ def _unassigned_reads(reads: isl.UnionMap, writes: isl.UnionMap, schedule: isl.S
     domain dimensions", isl_domain_factor_templ.c; seed 24042 of cpu_campaign: ``acc = i`` then
     ``if i - 4 >= i // 2: acc = j`` in ``range(n + 1, 1, -2)``), as ``_relation`` says.  A
     scalar has one element, so a read has no source exactly when no write runs before it: the
-    memory-based relation gives the same set without isl's dataflow engine."""
+    memory-based relation gives the same set without isl's dataflow engine.
+
+    The dependence analysis's checked exact dataflow of the scalar, where the compile has it,
+    names the same reads (``no_source``) and costs nothing more (a sample of 80 corpus
+    compiles spent 1.6% of their CPU here)."""
+    known = known_exact_flow(reads, writes, schedule)
+    if known is not None:
+        return known.no_source
     try:
         return flow(reads, writes, schedule, may=False).get_must_no_source()
     except isl.Error:
