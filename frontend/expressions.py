@@ -404,9 +404,7 @@ class ExpressionLifter:
         (``divided``), with the flag set in place where the division stands in a loop that
         assigns the local (``dividing_loops``)."""
         nodes = _operand_nodes(node)
-        if nodes is None or symbol not in ("/", "//", "%", "**") or (not negative_power(divisor) if symbol == "**" else
-                                                                  surely_nonzero(divisor) or divisor.dtype in INTS
-                                                                  and self.never_zero(node)):
+        if nodes is None or not self.may_raise(node, symbol, divisor):
             return divisor
         if not all(operand.weak or self.local_numbers(part) for part, operand in zip(nodes, operands)):
             return divisor  # (an element of an array: NumPy's on every path)
@@ -419,6 +417,16 @@ class ExpressionLifter:
         if any(kind is None for kind in kinds):
             return divisor
         return kind_checked(self.lifter, symbol, base, divisor, cast("tuple[ir.Expr, ir.Expr]", kinds), node)
+
+    def may_raise(self, node: ast.AST, symbol: str, divisor: ir.Expr) -> bool:
+        """Whether Python may raise ZeroDivisionError at ``node`` of two Python numbers: a division
+        whose divisor may be 0 (not a nonzero literal, nor an int isl proves nonzero), a power
+        whose exponent may be negative (not a literal ``2``, ``0.5``)."""
+        if symbol == "**":
+            return negative_power(divisor)
+        if symbol not in ("/", "//", "%"):
+            return False
+        return not surely_nonzero(divisor) and not (divisor.dtype in INTS and self.never_zero(node))
 
     def local_numbers(self, node: ast.expr) -> set[str]:
         """The local scalars ``node`` reads (whose kind may be a Python number's on some paths)."""
