@@ -25,9 +25,10 @@ from . import source
 from .affine import Affine
 from .checker import is_numpy_abs_call, is_prefix_index_call, is_reassoc_call, module_of
 from .complex_power import complex_power, int_power
-from .control import access_text, runtime_subscript
+from .control import access_text, read_names, runtime_subscript
 from .local_versions import version_read
 from .numba_values import BOXED, TUPLE_INDEX
+from .returns import STRONG, inherited_flag, python_kind
 from .scalars import (
     ScalarCalls,
     check_int_literals,
@@ -35,13 +36,17 @@ from .scalars import (
     component,
     division_checked,
     exact_extreme,
+    kind_checked,
     located,
     module_constant,
+    negative_power,
     range_checked,
+    surely_nonzero,
 )
 from .scalars import arity as scalar_arity
 from .types import (
     BOOL,
+    INTS,
     WEAK_COMPLEX,
     WEAK_FLOAT,
     WEAK_INT,
@@ -386,7 +391,60 @@ class ExpressionLifter:
         lhs, rhs = range_checked(self.lifter, (lhs, rhs), result, node)
         divisor = division_checked(self.lifter, symbol, lhs, rhs, self.coerce(rhs, result), node,  # 1.0 / 0.0, 7 // 0
                                    lambda: self.never_zero(node))
+        if symbol == "**" or not (lhs.weak and rhs.weak):  # 0.0 ** -1; s / w of a local that may be Python's
+            divisor = self.python_checked(node, symbol, (lhs, rhs), self.coerce(lhs, result), divisor)
         return ir.BinOp(symbol, self.coerce(lhs, result), divisor, result.dtype, result.weak)
+
+    def python_checked(self, node: ast.AST, symbol: str, operands: tuple[ir.Expr, ir.Expr], base: ir.Expr,
+                       divisor: ir.Expr) -> ir.Expr:
+        """``divisor`` (``base`` the left operand, both converted) with Python's ZeroDivisionError
+        where both operands are Python numbers where it runs (scalars.kind_checked): a local whose
+        kind varies (``s = 0`` then ``s += x[k]`` in a loop: Python's int where no iteration ran)
+        counts by its flag (frontend.returns), so the lifter flags the locals such operands read
+        (``divided``), with the flag set in place where the division stands in a loop that
+        assigns the local (``dividing_loops``)."""
+        nodes = _operand_nodes(node)
+        if nodes is None or not self.may_raise(node, symbol, divisor):
+            return divisor
+        if not all(operand.weak or self.local_numbers(part) for part, operand in zip(nodes, operands)):
+            return divisor  # (an element of an array: NumPy's on every path)
+        names = {n for part in nodes for n in self.local_numbers(part)}
+        self.lifter.divided.update(names)
+        if self.scope.loop_vars:  # its flag must say the iteration's kind (Lifter.in_place_flags)
+            for name in names:
+                self.lifter.dividing_loops.setdefault(name, set()).add(self.lifter.outer_loop)
+        kinds = tuple(self.operand_kind(part, operand) for part, operand in zip(nodes, operands))
+        if any(kind is None for kind in kinds):
+            return divisor
+        return kind_checked(self.lifter, symbol, base, divisor, cast("tuple[ir.Expr, ir.Expr]", kinds), node)
+
+    def may_raise(self, node: ast.AST, symbol: str, divisor: ir.Expr) -> bool:
+        """Whether Python may raise ZeroDivisionError at ``node`` of two Python numbers: a division
+        whose divisor may be 0 (not a nonzero literal, nor an int isl proves nonzero), a power
+        whose exponent may be negative (not a literal ``2``, ``0.5``)."""
+        if symbol == "**":
+            return negative_power(divisor)
+        if symbol not in ("/", "//", "%"):
+            return False
+        return not surely_nonzero(divisor) and not (divisor.dtype in INTS and self.never_zero(node))
+
+    def local_numbers(self, node: ast.expr) -> set[str]:
+        """The local scalars ``node`` reads (whose kind may be a Python number's on some paths)."""
+        arrays = self.lifter.arrays
+        return {n for n in read_names(node) if n in arrays and arrays[n].is_scalar and n not in self.lifter.arguments}
+
+    def operand_kind(self, node: ast.expr, value: ir.Expr) -> ir.Expr | None:
+        """The kind (0 NumPy's, 1 to 4 a Python int, float, bool, complex) of the operand ``node``
+        (``value`` converted): constant but for one that reads a flagged local; None where it is
+        NumPy's on every path."""
+        if value.weak:
+            return ir.Const(python_kind(value.dtype), "int8", False)
+        if not any(isinstance(n, ast.Name) and n.id in self.lifter.flagged for n in source.walk(node)):
+            return None
+        if isinstance(node, ast.Name):  # the local's own flag: the kind its last value had
+            return self.convert(ast.copy_location(ast.Name(STRONG + node.id, ast.Load()), node))
+        inherited = self.lifter.kind_through_flags(node, self.scope)
+        return None if inherited is None else inherited_flag(self, inherited, node)
 
     def never_zero(self, node: ast.AST) -> bool:
         """Is the divisor of ``node`` (``a // b``, ``s %= b``) affine and nonzero wherever the
@@ -413,9 +471,11 @@ class ExpressionLifter:
         a, b = vtype(lhs), vtype(rhs)
         python = a.weak and b.weak
         constant = isinstance(rhs, ir.Const) or isinstance(rhs, ir.Unary) and isinstance(rhs.operand, ir.Const)
-        if constant and python:
+        if constant and python:  # (0 ** -1: Python's ZeroDivisionError)
             result = promote(promote(a, b), WEAK_FLOAT)
-            return ir.BinOp("**", self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
+            base = self.coerce(lhs, result)
+            exponent = self.python_checked(node, "**", (lhs, rhs), base, self.coerce(rhs, result))
+            return ir.BinOp("**", base, exponent, result.dtype, result.weak)
         if constant:
             raise self.lifter.error(node, "integers to negative integer powers (numpy raises ValueError); "
                                     "write a float base", "integer power")
@@ -964,3 +1024,12 @@ def _value_locals(e: ir.Expr) -> set[str]:
     if isinstance(e, (ir.Unary, ir.Cast)):
         return _value_locals(e.operand)
     return set()
+
+
+def _operand_nodes(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """The operands of a binary operation as written: ``a / b``, and ``t /= b`` (``t`` read)."""
+    if isinstance(node, ast.BinOp):
+        return node.left, node.right
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target), node.value
+    return None

@@ -210,6 +210,17 @@ class Lifter:
         # bool, complex; ``flag_values``): ``s = 0`` then ``s += x[i] if x[i] > c else 0.25`` is a
         # Python int or float as the choices went (``kind_through_flags`` follows both)
         self.flag_kinds: dict[str, set[int]] = {}
+        # locals read by an operand of a division (``/``, ``//``, ``%``) or power that Python
+        # may refuse by ZeroDivisionError (``s / w`` of ``s = 0`` then ``s += x[k]`` in a loop):
+        # flagged where their kind varies, so that the check knows Python's numbers (frontend.scalars
+        # kind_checked)
+        self.divided: set[str] = set()
+        self.outer_loop = 0  # id of the outermost loop being lifted
+        # local -> the outermost loops that assign it, and those where a division reads it: where
+        # they share one, the flag is set in place (``in_place_flags``), so that the division sees
+        # the iteration's kind, not the one after the loop
+        self.assigning_loops: dict[str, set[int]] = {}
+        self.dividing_loops: dict[str, set[int]] = {}
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -313,7 +324,7 @@ class Lifter:
         saved = self.monotone_saves(node, scope) if not scope.loop_vars else []
         first, slot = len(self.statements), len(self.pranges)
         if not scope.loop_vars:
-            self.loop_guards, self.loop_domains = len(self.guards), {}
+            self.loop_guards, self.loop_domains, self.outer_loop = len(self.guards), {}, id(node)
         body = self.lift_block(node.body, Scope(inner, domain))
         if id(node) in self.source.pranges:  # written with prange: explain() checks the claim
             inside = tuple(s.name for s in self.statements[first:])
@@ -486,6 +497,7 @@ class Lifter:
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:
             self.loop_scalars.add(target.id)
+            self.assigning_loops.setdefault(target.id, set()).add(self.outer_loop)
 
     def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
                       lifter: ExpressionLifter) -> list:
@@ -648,9 +660,10 @@ class Lifter:
         and a local returned or read by the return that such values feed, assigned NumPy's only
         (``u = t * 3`` of ``t = 2`` then ``t += x[i] if x[i] > 5 else 0.25``, ``return u + 1``: the
         Python int 7 where the loop ran no iteration; np.float64(7.0) before)."""
-        returned = self.returned_names(source) | self.returned_reads(source)
+        reads = self.returned_reads(source) | self.divided  # (a division's: ExpressionLifter.python_checked)
+        returned = self.returned_names(source) | reads
         mixed = {n for n in self.returned_names(source) if self._mixed(n)}
-        mixed |= {n for n in self.returned_reads(source) if self._mixed(n) and self.strengths[n] - {0}}
+        mixed |= {n for n in reads if self._mixed(n) and self.strengths[n] - {0}}
         weak = {n for n in self.strengths if self._mixed(n) and self.strengths[n] - {0}}  # (of several Python
         grown = True  # kinds too: _kind_by_flag)
         while grown:  # u = t * 2.0 of such a t: a Python float where t is one
@@ -690,6 +703,7 @@ class Lifter:
         monotone = self.monotone_locals(flagged)
         return frozenset(n for n in flagged if n in self.opaque_scalars or n in self.flagged_in_place
                          or n in self.flag_reads and n in self.loop_scalars
+                         or bool(self.assigning_loops.get(n, set()) & self.dividing_loops.get(n, set()))
                          or n in self.loop_chosen and n not in monotone
                          or n in self.loop_scalars and (n in self.loop_untracked
                                                         or len(self.loop_kinds.get(n, ())) != 1))

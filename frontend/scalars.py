@@ -435,7 +435,7 @@ def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: i
     key = (symbol, ints or symbol == "/" and lhs.dtype not in FLOATS and rhs.dtype not in FLOATS)
     if not (lhs.weak and rhs.weak) or not (ints or divisor.dtype in FLOATS) or key not in _DIVISION_MESSAGES:
         return divisor
-    if _never_zero(divisor):  # x / 2.0, 1.0 / (1.0 + math.exp(-x)), i // 3: no check
+    if surely_nonzero(divisor):  # x / 2.0, 1.0 / (1.0 + math.exp(-x)), i // 3: no check
         return divisor
     if ints and nonzero is not None and nonzero():  # 7 // (i + 1) for i >= 0
         return divisor
@@ -447,6 +447,92 @@ def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: i
     # (a select of the divisor either way: the python target's Python float stays one, where
     # ``d - np.float64(0)`` would make it a NumPy float, whose ``** 1000`` gives inf, not OverflowError)
     return ir.Select(ir.Compare("==", flag, ir.int_const(0)), divisor, divisor, divisor.dtype, True)
+
+
+#: Python's ZeroDivisionError of 0 to a negative power (ints and floats alike)
+_POWER_MESSAGE = _python_message(lambda: 0.0 ** -1.0)
+_INT_KINDS = (1, 3)  # the kinds (frontend.returns python_kind) of a Python int and bool
+
+
+def kind_checked(lifter, symbol: str, base: ir.Expr, divisor: ir.Expr, kinds: tuple[ir.Expr, ir.Expr],
+                 node: ast.AST) -> ir.Expr:
+    """``divisor`` (the right operand of ``base symbol divisor``, both converted to the result's
+    dtype) with Python's ZeroDivisionError where both operands hold Python numbers where it runs,
+    as ``kinds`` say (each 0 for a NumPy scalar, 1 to 4 a Python int, float, bool, complex: a
+    constant, or a flagged local's flag, frontend.returns ``inherited_flag``): ``s / w`` of ``s =
+    0`` then ``s += x[k]`` for ``k`` in ``range(w)`` is Python's ``0 / 0`` for ``w == 0``, NumPy's
+    nan only where the loop ran.  ``/``, ``//``, ``%`` by zero (the message of two ints where
+    both are ints or bools), and ``**`` of 0 by a negative exponent (not ``-inf``: Python gives
+    inf).  ``divisor`` itself where ``symbol`` raises no ZeroDivisionError."""
+    python = _all(_kind_test(kind, (0,), False) for kind in kinds)
+    if python is False or symbol not in ("/", "//", "%", "**") or divisor.dtype not in INTS + FLOATS:
+        return divisor
+    if symbol == "**":
+        if base.dtype not in FLOATS or surely_nonzero(base) or not negative_power(divisor):
+            return divisor
+        negative = ir.BoolOp("and", (ir.Compare("<", divisor, ir.Const(0.0, divisor.dtype, True)),
+                                     ir.Compare("!=", divisor, ir.Const(-math.inf, divisor.dtype, True))))
+        fails = _all((python, ir.Compare("==", base, ir.Const(0.0, base.dtype, True)), negative))
+        return _checked(lifter, divisor, fails, _POWER_MESSAGE, node)
+    zero = ir.Compare("==", divisor, ir.Const(0 if divisor.dtype in INTS else 0.0, divisor.dtype, True))
+    ints = _all(_kind_test(kind, _INT_KINDS, True) for kind in kinds)
+    if symbol == "/" or divisor.dtype in FLOATS:  # (a float's // and % have their own words)
+        floats = _all((python, zero, _not(ints)))
+        message = _DIVMOD_MESSAGE if location_key(node) in lifter.source.divmods else _DIVISION_MESSAGES[(symbol, False)]
+        divisor = _checked(lifter, divisor, floats, message, node)
+    return _checked(lifter, divisor, _all((python, zero, ints)), _DIVISION_MESSAGES[(symbol, True)], node)
+
+
+def negative_power(exponent: ir.Expr) -> bool:
+    """May ``exponent`` be one that Python refuses for a base 0 (negative, not ``-inf``): any but
+    a literal (``x ** 2``, ``s ** 0.5``: never)."""
+    value = _any_literal(exponent)
+    return value is None or value < 0 and value != -math.inf
+
+
+def _any_literal(expr: ir.Expr) -> int | float | None:
+    """The value of a literal, converted to a dtype or not (``np.float64(2.0)`` of ``x[i] ** 2``)."""
+    if isinstance(expr, ir.Cast):
+        return _any_literal(expr.operand)
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = _any_literal(expr.operand)
+        return None if inner is None else -inner
+    return expr.value if isinstance(expr, ir.Const) and isinstance(expr.value, (int, float)) else None
+
+
+Test = ir.Expr | bool  # a condition, or one known when compiling
+
+
+def _kind_test(kind: ir.Expr, values: tuple[int, ...], among: bool) -> Test:
+    """Whether ``kind`` is (``among``) or is not one of ``values``; a bool where it is a constant."""
+    if isinstance(kind, ir.Const):
+        return (int(kind.value) in values) == among
+    tests = tuple(ir.Compare("==" if among else "!=", kind, ir.Const(v, kind.dtype, False)) for v in values)
+    return tests[0] if len(tests) == 1 else ir.BoolOp("or" if among else "and", tests)
+
+
+def _all(tests) -> Test:
+    """The conjunction of ``tests``, folded where some are known."""
+    parts = []
+    for test in tests:
+        if test is False:
+            return False
+        if test is not True:
+            parts.append(test)
+    return True if not parts else parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts))
+
+
+def _not(test: Test) -> Test:
+    return not test if isinstance(test, bool) else ir.Compare("==", test, ir.Const(False, "bool", False))
+
+
+def _checked(lifter, value: ir.Expr, fails: Test, message: str, node: ast.AST) -> ir.Expr:
+    """``value`` with a ZeroDivisionError raised where ``fails`` holds (division_checked's form)."""
+    if fails is False:
+        return value
+    failed = ir.int_const(1) if fails is True else ir.Select(fails, ir.int_const(1), ir.int_const(0), ir.INT, True)
+    flag = ir.Check(failed, ir.int_const(1), "", 0, message=message + located(lifter, node), error="ZeroDivisionError")
+    return ir.Select(ir.Compare("==", flag, ir.int_const(0)), value, value, value.dtype, value.weak)
 
 
 def located(lifter, node: ast.AST) -> str:
@@ -501,7 +587,7 @@ def _strong(expr: ir.Expr) -> ir.Expr:
     return ir.Cast(expr, "int64", False)
 
 
-def _never_zero(expr: ir.Expr) -> bool:
+def surely_nonzero(expr: ir.Expr) -> bool:
     """Is ``expr`` nonzero for every input (NaN counts as nonzero: it is no division by zero)?  A
     nonzero literal, or a positive one plus a value that is never negative (rounding keeps the sum
     at least the literal)."""
@@ -511,7 +597,7 @@ def _never_zero(expr: ir.Expr) -> bool:
     if isinstance(expr, ir.BinOp) and expr.op == "+":
         return any((_number_literal(a) or 0) > 0 and _never_negative(b)
                    for a, b in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)))
-    return isinstance(expr, ir.Cast) and expr.dtype in FLOATS and _never_zero(expr.operand)
+    return isinstance(expr, ir.Cast) and expr.dtype in FLOATS and surely_nonzero(expr.operand)
 
 
 def _never_negative(expr: ir.Expr) -> bool:

@@ -323,6 +323,90 @@ def test_a_python_number_divided_by_zero_raises_as_in_python(target):
         np.testing.assert_array_equal(got, want)
 
 
+def mean_of_local(x, n, w):
+    s = 0
+    for k in range(n):
+        s += x[k]  # an np.float64 once the loop runs
+    return s / w
+
+
+def rms_windows(x, w, out):  # (tests/corpus batch_fe43.rms_windows's loops)
+    for f in range(out.shape[0]):
+        s = 0
+        for k in range(w):
+            s += x[f + k] ** 2
+        out[f] = math.sqrt(s / w)
+
+
+def floor_of_local(x, n, z):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    s //= z
+    return s
+
+
+def modulo_of_local(x, n, z):
+    t = 0
+    for k in range(n):
+        t += x[k]
+    return t % z
+
+
+def int_local_divided(c, n, w):
+    s = 0
+    for k in range(n):
+        s += c[k]
+    return s // w + divmod(s, w)[1]
+
+
+def power_of_local(x, n, a, y):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    for i in range(y.shape[0]):
+        y[i] = a ** (1.0 - i) + s ** -1.5
+
+
+def running_ratio(x, z, y):
+    s = 0
+    for i in range(y.shape[0]):
+        s += x[i]
+        y[i] = s / z  # NumPy's inf for z == 0.0: s was assigned in this iteration
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, calls", [
+    (mean_of_local, [(4, 0, 0), (4, 2, 0), (4, 0, 3), (4, 3, 2)]),
+    (rms_windows, [(6, 0, 3), (6, 2, 3)]),
+    (floor_of_local, [(4, 0, 0.0), (4, 2, 0.0), (4, 2, -0.0), (4, 3, 1.5)]),
+    (modulo_of_local, [(4, 0, 0.0), (4, 0, 0), (4, 2, 0), (4, 3, 1.5)]),
+    (int_local_divided, [(4, 0, 0), (4, 3, 0), (4, 3, 2)]),
+    (power_of_local, [(4, 2, 0.0, 3), (4, 0, 2.0, 2), (4, 2, 2.0, 2), (4, 2, 0.0, 1)]),
+    (running_ratio, [(4, 0.0, 3), (4, 2.0, 3)]),
+])
+def test_a_local_that_may_hold_a_python_number_divided_by_zero(fn, calls, target):
+    """``s = 0`` then ``s += x[k]`` in a loop: ``s`` is Python's int where no iteration ran, and
+    Python's ``s / w``, ``//``, ``%``, divmod and ``s ** -1.5`` by 0 then raise ZeroDivisionError
+    (also Python floats' ``0.0 ** -1.0``); NumPy's inf, NaN or 0 where it ran (the local's kind
+    flag, frontend/scalars.py kind_checked; set in place where the loop that assigns the local
+    divides it: ``running_ratio``).  It gave NaN for ``h(x, 0)`` (zd53)."""
+    k = polyfuse.kernel(fn, target=target, verify=True)
+
+    def outcome(function, size, *rest):
+        data = np.arange(1.0, size + 1) if fn is not int_local_divided else np.arange(1, size + 1)
+        args = [data, *rest[:-1], np.ones(rest[-1])] if fn in (rms_windows, power_of_local, running_ratio) else [data, *rest]
+        try:
+            with np.errstate(all="ignore"):
+                value = function(*args)
+        except ZeroDivisionError as error:
+            return "ZeroDivisionError", str(error).splitlines()[0]
+        return repr(value), type(value), [a.tolist() for a in args[-1:] if isinstance(a, np.ndarray)]
+
+    for call in calls:
+        assert outcome(k, *call) == outcome(fn, *call), call
+
+
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("op", ["//", "%"])
