@@ -108,7 +108,7 @@ def weakness_seen(lifter):
         return lambda dtype: True
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
     for statement in lifter.statements:
-        dtypes.update(e.dtype for e in ir.walk(statement.value))
+        dtypes.update(e.dtype for e in ir.distinct_nodes(statement.value))
     return lambda dtype: any(weak_observers(dtype, other) for other in dtypes)
 
 
@@ -409,7 +409,7 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
         values.extend(region.expressions(body))
         copies.extend((op.array, op.value) for op in region.ops(body) if isinstance(op, region.Assign) and not op.index)
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
-    dtypes.update(e.dtype for value in values for e in ir.walk(value))
+    dtypes.update(e.dtype for e in ir.distinct_nodes(*values))
     if not any(weak_observers(dtype, other) for other in dtypes):
         return False
     return any(copied(array, value) for array, value in copies) or any(meets(value) for value in values)
@@ -429,7 +429,7 @@ def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
     promotes with each of ``types`` as with the local's type ``m``."""
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
     for statement in lifter.statements:
-        dtypes.update(e.dtype for e in ir.walk(statement.value))
+        dtypes.update(e.dtype for e in ir.distinct_nodes(statement.value))
     others = [VType(d, False) for d in dtypes if np.dtype(d).kind in "fc"]
     return all(promote(t, o).dtype == promote(m, o).dtype for t in types for o in others)
 
@@ -460,7 +460,15 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
     ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  An integer in a float64 local likewise
     (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there).
     ``returned``: a return of the local reads it alike (its values are exact in its type)."""
-    def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
+    answers: dict[tuple[int, bool], tuple[ir.Expr, bool]] = {}  # by shared node (ir.distinct_nodes)
+
+    def typed(e: ir.Expr, safe: bool) -> bool:
+        known = answers.get((id(e), safe))
+        if known is None or known[0] is not e:
+            known = answers[id(e), safe] = (e, typed_node(e, safe))
+        return known[1]
+
+    def typed_node(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
             return safe
         if isinstance(e, ir.BinOp) and e.op in ("min", "max"):  # one of the operands, compared
