@@ -254,3 +254,7 @@ def test_shared_operands_are_emitted_once(form):
     kernel(9, M, got)
     fn(9, M, expected)
     np.testing.assert_array_equal(got, expected)
+    M[4, 0], M[4, 1] = np.nan, 5.0  # the shared checks still run where Python's do: int(nan)
+    for call in (fn, kernel):
+        with pytest.raises(ValueError, match="NaN"):
+            call(9, M, N.copy())
