@@ -108,7 +108,7 @@ def weakness_seen(lifter):
         return lambda dtype: True
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
     for statement in lifter.statements:
-        dtypes.update(e.dtype for e in ir.walk(statement.value))
+        dtypes.update(e.dtype for e in ir.distinct_nodes(statement.value))
     return lambda dtype: any(weak_observers(dtype, other) for other in dtypes)
 
 
@@ -396,11 +396,21 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             return False
         return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
 
+    answers: dict[int, tuple[ir.Expr, bool]] = {}  # meets by shared node (one held set per call)
+    kinds: dict[int, tuple[ir.Expr, bool]] = {}  # _keeps_kind's, likewise
+
     def meets(e: ir.Expr, held: set[str]) -> bool:
         if dtype == "bool":  # (lifter.bool_sums: u + u, u + True, which the lifter writes as or)
             return bool(held & lifter.bool_sums) or _adds_python_bools(e, held)
+        known = answers.get(id(e))
+        if known is None or known[0] is not e:
+            known = answers[id(e)] = (e, meets_node(e, held))
+        return known[1]
+
+    def meets_node(e: ir.Expr, held: set[str]) -> bool:
         parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
-        if any(_keeps_kind(c, held) for c in parts) and not all(alike(c) for c in parts if not _keeps_kind(c, held)):
+        keeps = [_keeps_kind(c, held, kinds) for c in parts]
+        if any(keeps) and not all(alike(c) for c, k in zip(parts, keeps) if not k):
             return True
         return any(meets(c, held) for c in ir.children(e))
 
@@ -416,10 +426,10 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             seen = len(held)
             for array, value in copies:
                 target = lifter.arrays.get(array)
-                if array in held or target is None or not target.is_scalar or not _keeps_kind(value, held):
+                if array in held or target is None or not target.is_scalar or not _keeps_kind(value, held, {}):
                     continue
                 own = array.startswith("__") or array in lifter.flagged  # (results: RESULT_PREFIX)
-                if own and _keeps_kind(value, {name}):
+                if own and _keeps_kind(value, {name}, {}):
                     continue  # the kernel's own copies of name follow its kind
                 if own or array in shown:
                     return None
@@ -436,7 +446,7 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
         values.extend(region.expressions(body))
         copies.extend((op.array, op.value) for op in region.ops(body) if isinstance(op, region.Assign) and not op.index)
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
-    dtypes.update(e.dtype for value in values for e in ir.walk(value))
+    dtypes.update(e.dtype for e in ir.distinct_nodes(*values))
     if dtype != "bool" and not any(weak_observers(dtype, other) for other in dtypes):
         return False
     held = holders()
@@ -459,7 +469,7 @@ def _float_reads_alike(lifter, types: tuple[VType, ...], m: VType) -> bool:
     promotes with each of ``types`` as with the local's type ``m``."""
     dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
     for statement in lifter.statements:
-        dtypes.update(e.dtype for e in ir.walk(statement.value))
+        dtypes.update(e.dtype for e in ir.distinct_nodes(statement.value))
     others = [VType(d, False) for d in dtypes if np.dtype(d).kind in "fc"]
     return all(promote(t, o).dtype == promote(m, o).dtype for t in types for o in others)
 
@@ -494,7 +504,15 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
     operations of a loop kept as written are read as statements are (before fe53 any read there
     counted as unlike: union-find's ``while eq[a] != a: a = eq[a]`` of an int64 ``eq``, the helper
     called with an int32 label, was refused)."""
-    def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
+    answers: dict[tuple[int, bool], tuple[ir.Expr, bool]] = {}  # by shared node (ir.distinct_nodes)
+
+    def typed(e: ir.Expr, safe: bool) -> bool:
+        known = answers.get((id(e), safe))
+        if known is None or known[0] is not e:
+            known = answers[id(e), safe] = (e, typed_node(e, safe))
+        return known[1]
+
+    def typed_node(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
             return safe
         if isinstance(e, ir.BinOp) and e.op in ("min", "max"):  # one of the operands, compared
@@ -563,21 +581,31 @@ def _may_be(e: ir.Expr, names: set[str]) -> bool:
 _ARITHMETIC = frozenset(("+", "-", "*", "/", "//", "%", "**"))
 
 
-def _keeps_kind(e: ir.Expr, names: set[str]) -> bool:
+def _keeps_kind(e: ir.Expr, names: set[str], memo: dict[int, tuple[ir.Expr, bool]] | None = None) -> bool:
     """Whether ``e`` is a Python number wherever one of the locals ``names`` holds one and NumPy's scalar
     wherever it holds NumPy's: the local itself (``_may_be``), or arithmetic of such a value with
     Python numbers (``s * 2.0``, ``s + i``: a Python float times 2.0 stays one, an np.float64
     stays NumPy's), so that ``s * 2.0 + f32[i]`` is Python's float32 sum where ``s`` is Python's
-    (wrong before fe53: the float64 sum in a loop kept as written)."""
+    (wrong before fe53: the float64 sum in a loop kept as written).  ``memo``: answers by shared
+    node for one ``names`` (a DAG's tree may be exponentially larger than it, cs53)."""
+    if memo is not None:
+        known = memo.get(id(e))
+        if known is None or known[0] is not e:
+            known = memo[id(e)] = (e, _keeps_kind_node(e, names, memo))
+        return known[1]
+    return _keeps_kind_node(e, names, None)
+
+
+def _keeps_kind_node(e: ir.Expr, names: set[str], memo: dict[int, tuple[ir.Expr, bool]] | None) -> bool:
     if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
-        lhs, rhs = _keeps_kind(e.lhs, names), _keeps_kind(e.rhs, names)
+        lhs, rhs = _keeps_kind(e.lhs, names, memo), _keeps_kind(e.rhs, names, memo)
         return (lhs or rhs) and (lhs or _python_number(e.lhs)) and (rhs or _python_number(e.rhs))
     if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
-        return _keeps_kind(e.lhs, names) or _keeps_kind(e.rhs, names)
+        return _keeps_kind(e.lhs, names, memo) or _keeps_kind(e.rhs, names, memo)
     if isinstance(e, ir.Select):
-        return _keeps_kind(e.then, names) or _keeps_kind(e.otherwise, names)
+        return _keeps_kind(e.then, names, memo) or _keeps_kind(e.otherwise, names, memo)
     if isinstance(e, (ir.Unary, ir.Cast)):
-        return _keeps_kind(e.operand, names)
+        return _keeps_kind(e.operand, names, memo)
     return _may_be(e, names)
 
 

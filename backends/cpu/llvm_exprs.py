@@ -6,7 +6,10 @@ that dtype is an integer, a float or a bool.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
+from typing import Any, NamedTuple
 
 from llvmlite import ir as ll
 from polyfuse.backends.cpu import llvm_complex as cx
@@ -65,7 +68,18 @@ def _is_bool(address) -> bool:
 
 def has_index(index) -> bool:
     """Does a subscript hold a value computed at run time (checked in the generated code)?"""
-    return any(isinstance(node, ir.Index) for expr in index for node in ir.walk(expr))
+    return any(isinstance(node, ir.Index) for node in ir.distinct_nodes(*index))
+
+
+class Emitted(NamedTuple):
+    """A node's value as ``ExprEmitter.emit`` made it: where it may be reused, and the run-time
+    subscript checks (``ok`` values) it made on the way."""
+
+    node: ir.Expr
+    builder: ll.IRBuilder
+    arm: tuple[int, ...]
+    value: Any
+    oks: tuple
 
 
 class ExprEmitter(VectorMath):
@@ -75,6 +89,11 @@ class ExprEmitter(VectorMath):
         self.checks: list | None = None  # the run-time subscript checks of the address being built
         self.carried: dict | None = None  # the statement's loads that read a carried value's slot instead
         self.complex = cx.ComplexRules(self)
+        self.depth = 0  # nesting of ``emit`` calls: 0 outside any expression
+        self.emitted: dict[int, Emitted] = {}  # this expression's values, by node (``emit``)
+        self.arm: tuple[int, ...] = ()  # the branch arms open in this expression (``branch_arm``)
+        self.arm_ids = itertools.count()
+        self.oks: list = []  # the subscript checks' ``ok`` values, as ``checks`` but always kept
 
     def emit_with(self, expr: ir.Expr, builder: ll.IRBuilder):
         saved, self.b = self.b, builder
@@ -84,7 +103,47 @@ class ExprEmitter(VectorMath):
             self.b = saved
 
     def emit(self, expr: ir.Expr):
-        return getattr(self, f"_{type(expr).__name__}")(expr)
+        """``expr``'s value, each node emitted once where its first value dominates.
+
+        The frontend shares operands among nodes (``int(x)`` tests one ``x`` about ten times:
+        ir.distinct_nodes), so a tree walk emits a nest of such calls exponentially often (one
+        campaign statement: 338 nodes, a tree of 207,659, minutes in LLVM's O3).  A node's value
+        is reused within the same top-level expression (no store came between), with the same
+        builder, where no branch arm it was emitted in has closed since (``branch_arm``: the code
+        of one arm is a chain of blocks each reached only through the one before).  A reused
+        node that checked run-time subscripts hands their ``ok`` values to the address being
+        checked (``checked_address``); its failures were recorded where it was first emitted,
+        on every path to here."""
+        if self.depth == 0:
+            self.emitted, self.arm, self.oks = {}, (), []
+        if isinstance(expr, (ir.Const, ir.Var)):
+            return getattr(self, f"_{type(expr).__name__}")(expr)
+        known = self.emitted.get(id(expr))
+        if known is not None and known.node is expr and known.builder is self.b \
+                and known.arm == self.arm[:len(known.arm)]:
+            if self.checks is not None:
+                self.checks.extend(known.oks)
+            self.oks.extend(known.oks)
+            return known.value
+        first_ok = len(self.oks)
+        self.depth += 1
+        try:
+            value = getattr(self, f"_{type(expr).__name__}")(expr)
+        finally:
+            self.depth -= 1
+        self.emitted[id(expr)] = Emitted(expr, self.b, self.arm, value, tuple(self.oks[first_ok:]))
+        return value
+
+    @contextlib.contextmanager
+    def branch_arm(self):
+        """Code that runs on some paths only (an arm of an if): the values emitted in it do not
+        dominate the code after it, so ``emit`` forgets them when it ends."""
+        saved = self.arm
+        self.arm = (*saved, next(self.arm_ids))
+        try:
+            yield
+        finally:
+            self.arm = saved
 
     # ---- leaves ----------------------------------------------------------------------------
     def _Const(self, e: ir.Const):
@@ -135,6 +194,7 @@ class ExprEmitter(VectorMath):
         """The address of ``array[index]`` with run-time subscripts (ir.Index), and whether they
         all are inside their axes (the address is then safe to use)."""
         saved, self.checks = self.checks, []
+        saved_oks, self.oks = self.oks, []  # (an inner address keeps its checks, as ``checks``)
         try:
             address = self._address(array, index)
             ok = self.checks[0]
@@ -142,7 +202,7 @@ class ExprEmitter(VectorMath):
                 ok = self.b.and_(ok, check)
             return address, ok
         finally:
-            self.checks = saved
+            self.checks, self.oks = saved, saved_oks
 
     def _Index(self, e: ir.Index):
         """Wrap a negative subscript once, as numpy does; outside the axis record the error
@@ -162,6 +222,7 @@ class ExprEmitter(VectorMath):
             self.b.store(self._int64(extent), self.cg.error_global(INDEX_EXTENT))
         if self.checks is not None:
             self.checks.append(ok)
+        self.oks.append(ok)
         return self.b.select(ok, wrapped, ll.Constant(value.type, 0))
 
     def _Check(self, e: ir.Check):
@@ -180,7 +241,7 @@ class ExprEmitter(VectorMath):
             # the guard first, one cheap branch, the operand only where it holds: branched on its
             # own, LLVM merged the float store checks' compares into mask compares and their
             # branches (the branching float64 -> int32 store 2.4 -> 3.2 ms with ov47's recorder)
-            with self.b.if_then(self.emit(e.guard), likely=False):
+            with self.b.if_then(self.emit(e.guard), likely=False), self.branch_arm():
                 return self._record_failed(e)  # (a constant: no block to dominate)
         return self._record_failed(e)
 
@@ -279,7 +340,7 @@ class ExprEmitter(VectorMath):
         for value in e.values[1:]:
             before = self.b.block
             decides = result if e.op == "and" else self.b.not_(result)
-            with self.b.if_then(decides):
+            with self.b.if_then(decides), self.branch_arm():
                 emitted, inner = self.emit(value), self.b.block
             phi = self.b.phi(result.type)
             phi.add_incoming(ll.Constant(result.type, 0 if e.op == "and" else 1), before)
@@ -294,9 +355,9 @@ class ExprEmitter(VectorMath):
         # the bounds proof only covers the branch the condition picks: branch for real
         cond = self.emit(e.cond)
         with self.b.if_else(cond) as (then, otherwise):
-            with then:
+            with then, self.branch_arm():
                 then_value, then_block = self.emit(e.then), self.b.block
-            with otherwise:
+            with otherwise, self.branch_arm():
                 else_value, else_block = self.emit(e.otherwise), self.b.block
         phi = self.b.phi(then_value.type)
         phi.add_incoming(then_value, then_block)

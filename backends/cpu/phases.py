@@ -163,12 +163,11 @@ def _control_names(node: Node) -> set[str]:
         elif isinstance(n, If):
             exprs.append(n.cond)
     names: set[str] = set()
-    for expr in exprs:
-        for e in ir.walk(expr):
-            if isinstance(e, ir.Load):
-                names.add(e.array)
-            elif isinstance(e, ir.Var):
-                names.add(e.name)
+    for e in ir.distinct_nodes(*exprs):
+        if isinstance(e, ir.Load):
+            names.add(e.array)
+        elif isinstance(e, ir.Var):
+            names.add(e.name)
     return names
 
 
@@ -276,7 +275,7 @@ def rerunnable_checks(program: LoopProgram, node) -> bool:
     stmts = [program.statement(name) for name in statements_in(node)]
     if not stmts or any(stmt.region is not None for stmt in stmts):
         return False
-    checked = [e for stmt in stmts for root in statement_roots(stmt) for e in ir.walk(root) if isinstance(e, ir.Index)]
+    checked = [e for stmt in stmts for e in ir.distinct_nodes(*statement_roots(stmt)) if isinstance(e, ir.Index)]
     if not checked or not all(isinstance(e, ir.Check) for e in checked):
         return False
     written = {name for stmt in stmts for name in stmt.targets}
@@ -294,7 +293,7 @@ def _phases_kept_apart(program: LoopProgram) -> bool:
     free to run before the error is raised: attention's ``1.0 / math.sqrt(Q.shape[1])`` (a
     ZeroDivisionError check where the width is 0) kept its products from chaining with their
     row loops (NumPy attention 5.5 -> 6.1 ms at e935032)."""
-    checks = [node for stmt in program.statements for root in statement_roots(stmt) for node in ir.walk(root)
+    checks = [node for stmt in program.statements for node in ir.distinct_nodes(*statement_roots(stmt))
               if isinstance(node, ir.Index)]
     if not checks:
         return False

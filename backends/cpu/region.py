@@ -148,20 +148,28 @@ def _own_extents(op: rg.ForRange) -> list:
     if op.step <= 0:
         return []
     found: list = []
-    for expr in rg.expressions(op.body):
-        for node in ir.walk(expr):
-            if isinstance(node, ir.Index) and node.operand == ir.Var(op.var, ir.INT) and node.extent not in found:
-                found.append(node.extent)
+    for node in ir.distinct_nodes(*rg.expressions(op.body)):
+        if isinstance(node, ir.Index) and node.operand == ir.Var(op.var, ir.INT) and node.extent not in found:
+            found.append(node.extent)
     return found
 
 
 def _unchecked(body: tuple[rg.Op, ...], var: str) -> tuple[rg.Op, ...]:
-    """``body`` with each subscript that is ``var`` alone used directly (checked before the loop)."""
+    """``body`` with each subscript that is ``var`` alone used directly (checked before the loop).
+    A node shared by several others stays shared (``rewritten``, by node: ir.distinct_nodes)."""
+    rewritten: dict[int, tuple[ir.Expr, ir.Expr]] = {}
 
     def expr(e: ir.Expr) -> ir.Expr:
+        known = rewritten.get(id(e))
+        if known is not None and known[0] is e:
+            return known[1]
+        result: ir.Expr
         if isinstance(e, ir.Index) and e.operand == ir.Var(var, ir.INT):
-            return e.operand
-        return ir.map_children(e, expr)
+            result = e.operand
+        else:
+            result = ir.map_children(e, expr)
+        rewritten[id(e)] = (e, result)
+        return result
 
     def op(o: rg.Op) -> rg.Op:
         if isinstance(o, rg.Assign):

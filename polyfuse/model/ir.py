@@ -198,10 +198,9 @@ def check_messages(roots) -> tuple[tuple[str, str | None], ...]:
     """The errors and messages of the ``Check`` nodes under ``roots``, each once, in order (the
     position is the code the CPU backend records)."""
     found: list[tuple[str, str | None]] = []
-    for root in roots:
-        for node in walk(root):
-            if isinstance(node, Check) and (node.error, node.message) not in found:
-                found.append((node.error, node.message))
+    for node in distinct_nodes(*roots):  # (the first of each in walk()'s order)
+        if isinstance(node, Check) and (node.error, node.message) not in found:
+            found.append((node.error, node.message))
     return tuple(found)
 
 
@@ -276,6 +275,24 @@ def walk(expr: Expr):
     stack = [expr]
     while stack:
         node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def distinct_nodes(*exprs: Expr):
+    """Yield each distinct sub-expression of ``exprs`` once (by identity), parents first.
+
+    Expressions are DAGs: the frontend hands one operand object to several nodes (``int(x)``
+    tests ``x`` for NaN, infinity and range, so ``x`` appears about ten times), and a nest of
+    such calls has a tree exponential in its depth (the 338 nodes of one campaign statement
+    were a tree of 207,659).  Questions of the form "is there a node such that" walk this."""
+    seen: set[int] = set()
+    stack = list(reversed(exprs))
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         yield node
         stack.extend(reversed(children(node)))
 

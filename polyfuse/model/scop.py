@@ -185,8 +185,7 @@ class Statement:
         """The arrays and scalars whose values this statement (may) read."""
         if self.region is not None:
             return set(self.region.uses())
-        return {e.array for e in ir.walk(self.value) if isinstance(e, ir.Load)} | {
-            e.array for i in self.index for e in ir.walk(i) if isinstance(e, ir.Load)}
+        return {e.array for e in ir.distinct_nodes(self.value, *self.index) if isinstance(e, ir.Load)}
 
 
 @dataclass(frozen=True)

@@ -259,15 +259,16 @@ class _Interleaver(ProgramEdit):
                 return None
             written.add(stmt.array)
             here = tuple(f.iterator for f in inner)
-            for array, index in [(stmt.array, stmt.index)] + [(e.array, e.index) for e in ir.walk(stmt.value)
+            # (each shared load once: ir.distinct_nodes; a repeat adds an equal access)
+            for array, index in [(stmt.array, stmt.index)] + [(e.array, e.index) for e in ir.distinct_nodes(stmt.value)
                                                               if isinstance(e, ir.Load)]:
                 bound = tuple(_bind(e, stmt, call) for e in index)
-                if any(isinstance(e, ir.Load | ir.Index) for i in bound for e in ir.walk(i)):
+                if any(isinstance(e, ir.Load | ir.Index) for e in ir.distinct_nodes(*bound)):
                     return None  # a subscript read from memory
                 accesses.setdefault(array, []).append((bound, call.statement, here))
         for n in nodes(loop.body):  # a bound or condition read what the body writes: version 0's for all
             headers = (n.init, n.cond) if isinstance(n, For) else (n.cond,) if isinstance(n, If) else ()
-            if any(isinstance(e, ir.Load) and e.array in written for h in headers for e in ir.walk(h)):
+            if any(isinstance(e, ir.Load) and e.array in written for e in ir.distinct_nodes(*headers)):
                 return None
         carried = []
         for array in sorted(written):
@@ -302,7 +303,7 @@ class _Interleaver(ProgramEdit):
         for name in statements_in(node):
             stmt = self.program.statement(name)
             used.add(stmt.array)
-            used.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
+            used.update(e.array for e in ir.distinct_nodes(stmt.value) if isinstance(e, ir.Load))
         return used
 
     def written(self, node: Node) -> set[str]:

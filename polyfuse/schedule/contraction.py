@@ -181,10 +181,9 @@ def _indexed_at_run_time(scop: Scop, array: str) -> bool:
     for stmt in scop.statements:
         if stmt.region is not None and (array in stmt.region.uses() or array in stmt.region.writes):
             return True
-        for root in (stmt.value, *stmt.index):
-            for node in ir.walk(root):
-                if isinstance(node, ir.Index) and node.array == array:
-                    return True
+        for node in ir.distinct_nodes(stmt.value, *stmt.index):
+            if isinstance(node, ir.Index) and node.array == array:
+                return True
     return False
 
 

@@ -217,3 +217,44 @@ def test_row_alias_checks_stay_with_their_loop_and_change_nothing_else(monkeypat
     numba.njit(eliminate)(got, 3)  # compiled after polyfuse's pipeline: LLVM's own defaults again
     eliminate(expected, 3)
     np.testing.assert_array_equal(got, expected)
+
+
+# int(x) of a float tests one x node for NaN, infinity and range (about ten uses), so nested
+# int() calls make a DAG whose tree is exponential in the depth; a loop kept as written (the
+# ``continue``) takes its own path through backends/cpu/region.py.  A campaign statement of this
+# shape (seed 38001) spent minutes in LLVM's O3: 17,439 and 63,751 instructions for these two.
+SHARED_OPERANDS = {
+    "statement": """
+def kern(n, M, N):
+    for i in range(n):
+        N[i, i] -= int(round(np.float64(int(round(np.float64(M[i, 0]), 6))), 6))
+""",
+    "kept_as_written": """
+def kern(n, M, N):
+    for i in range(n):
+        if M[i, 1] <= 1.0:
+            continue
+        N[i, i] -= int(round(np.float64(int(round(np.float64(M[i, 0]), 6))), 6))
+""",
+}
+
+
+@pytest.mark.parametrize("form", sorted(SHARED_OPERANDS))
+def test_shared_operands_are_emitted_once(form):
+    """Each node of an expression is emitted once where its value dominates (ExprEmitter.emit),
+    not once per path to it in the expression's tree (cs53)."""
+    fn = define(SHARED_OPERANDS[form], "kern")
+    M = np.random.default_rng(5).uniform(-1e4, 1e4, (9, 9))
+    N = np.arange(81, dtype=np.int32).reshape(9, 9)
+    kernel = polyfuse.kernel(fn, target="cpu", verify=True)
+    text = kernel.inspect_llvm(9, M, N.copy(), optimized=False)
+    instructions = sum(1 for line in text.splitlines() if line.startswith("  ") and not line.lstrip().startswith(";"))
+    assert instructions < 2000, instructions
+    got, expected = N.copy(), N.copy()
+    kernel(9, M, got)
+    fn(9, M, expected)
+    np.testing.assert_array_equal(got, expected)
+    M[4, 0], M[4, 1] = np.nan, 5.0  # the shared checks still run where Python's do: int(nan)
+    for call in (fn, kernel):
+        with pytest.raises(ValueError, match="NaN"):
+            call(9, M, N.copy())
