@@ -2789,7 +2789,23 @@ class Lowering:
         product = self.products.value(self, node) if isinstance(node.op, (ast.MatMult, ast.Add, ast.Sub)) else None
         if product is not None:  # frontend/array_linalg.py
             return product
-        return self.binop(node, node.op, self.value(node.left), self.value(node.right))
+        lhs, rhs = self.value(node.left), self.value(node.right)
+        if isinstance(node.op, ast.Pow) and lhs.rank and lhs.vtype == BOOL and rhs.rank == 0 \
+                and rhs.vtype == WEAK_INT:
+            lhs = self.squared_bools(node, lhs, rhs)
+        return self.binop(node, node.op, lhs, rhs)
+
+    def squared_bools(self, node: ast.BinOp, x: View, exponent: View) -> View:
+        """``x ** 2`` of a boolean array: NumPy's ``**`` takes np.square for a Python int 2, whose
+        boolean result is int8 (np.power's, and any other exponent's, is int64), so ``x`` is
+        int8 there; an exponent known only at run time is refused (its dtype depends on it)."""
+        if _number(exponent.element(())) is None:
+            raise self.error(node, "a boolean array raised to a Python int known at run time (NumPy "
+                             "gives int8 where it is 2, int64 elsewhere); convert one side", "integer power")
+        if _number(exponent.element(())) != 2:
+            return x
+        to_int8 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int8", ast.Load())
+        return self.elementwise(lambda a: ast.Call(copy.deepcopy(to_int8), [a], []), [x], VType("int8", False))
 
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         if lhs.picks or rhs.picks:

@@ -126,6 +126,20 @@ def test_temporaries_of_scalar_arguments_take_their_nep50_dtype(s):
         np.testing.assert_array_equal(got, k(a, s))
 
 
+def k_square_of_bools(a):
+    return (a > 0.5) ** 2, (a > 0.5) ** 3, np.power(a > 0.5, 2)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_boolean_array_squared_is_int8(target):
+    """NumPy's ``**`` of an array and a Python int 2 is np.square, int8 of booleans; other
+    exponents and np.power give int64 (mix_fuzz 39003, program 4: int64 returned)."""
+    got = polyfuse.kernel(k_square_of_bools, target=target)(V)
+    for g, e in zip(got, k_square_of_bools(V)):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
 def test_integer_arrays_and_comparisons():
     def k(a, b, out):
         out[:] = (a > b) * a + a // 3 - b % 4 + a ** 2
@@ -333,6 +347,10 @@ def k_inplace_float_into_int(a):
     a[:] += 0.5
 
 
+def k_bools_to_a_run_time_power(a, e):
+    return (a > 0.5) ** e
+
+
 def k_weak_array(a32, out):
     out[:] = a32 * np.where(a32 > 0.5, 1.0, 0.0)
 
@@ -349,6 +367,7 @@ REFUSALS = {
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
     "temporary escapes its loop": (k_temporary_escapes_its_loop, (V, np.zeros(10)), "outside the loop"),
     "in-place float into int": (k_inplace_float_into_int, (np.arange(3),), "integer array"),
+    "boolean array to a run-time power": (k_bools_to_a_run_time_power, (V, 2), "int8 where it is 2"),
 }
 
 
