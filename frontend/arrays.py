@@ -2919,8 +2919,9 @@ class Lowering:
                              "array truth value")
         if isinstance(node.op, ast.Invert):
             return self.invert(node, inner)
-        if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub):
-            raise self.error(node, "'-' of a boolean array (NumPy refuses it)", "bool array")
+        if inner.vtype.dtype == "bool" and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = "-" if isinstance(node.op, ast.USub) else "+"
+            raise self.error(node, f"'{sign}' of a boolean array (NumPy refuses it)", "bool array")
         vt = inner.vtype
         return self.elementwise(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
 

@@ -347,6 +347,10 @@ def k_inplace_float_into_int(a):
     a[:] += 0.5
 
 
+def k_plus_of_bools(a):
+    return +(a > 0.5)
+
+
 def k_bools_to_a_run_time_power(a, e):
     return (a > 0.5) ** e
 
@@ -367,6 +371,7 @@ REFUSALS = {
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
     "temporary escapes its loop": (k_temporary_escapes_its_loop, (V, np.zeros(10)), "outside the loop"),
     "in-place float into int": (k_inplace_float_into_int, (np.arange(3),), "integer array"),
+    "plus of a boolean array": (k_plus_of_bools, (V,), "'+' of a boolean array"),
     "boolean array to a run-time power": (k_bools_to_a_run_time_power, (V, 2), "int8 where it is 2"),
 }
 

@@ -633,6 +633,19 @@ def test_small_dtype_local_arrays(target):
     np.testing.assert_array_equal(actual, expected)
 
 
-def test_negating_a_numpy_bool_is_refused():
-    message = _error("B[i] = -(A[i] > 0)", (np.ones(4), np.zeros(4)))
-    assert "numpy bool" in message and "-(A[i] > 0)" in message
+@pytest.mark.parametrize("sign", ["-", "+"])
+def test_negating_a_numpy_bool_is_refused(sign):
+    """NumPy has no negative or positive loop of bools: ``+np.True_`` raises too."""
+    message = _error(f"B[i] = {sign}(A[i] > 0)", (np.ones(4), np.zeros(4)))
+    assert "numpy bool" in message and f"{sign}(A[i] > 0)" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_unary_plus_of_a_python_bool_is_an_int(target):
+    """Python's ``+True`` is the int 1, as ``-True`` is -1 (not the bool itself)."""
+    def k(A):
+        t = A.shape[0] > 1
+        return +t, -t, +(A.shape[0] > 5)
+
+    got = polyfuse.kernel(k, target=target)(np.ones(4))
+    assert got == k(np.ones(4)) and [type(x) for x in got] == [int, int, int]
