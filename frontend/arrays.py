@@ -3071,8 +3071,8 @@ class Lowering:
             if any(a.picks for a in args) and any(a.rank for a in args):  # np.maximum(x, max(s, x[0]))
                 return self.per_pick(args, lambda a, b: self.combine(
                     node, [a, b], lambda p, q: _extreme(name == "maximum", p, q, ties_to_b=True),
-                    promote_any(_unbool(a.vtype), _unbool(b.vtype))))
-            result = promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype))
+                    _extreme_type(a.vtype, b.vtype)))
+            result = _extreme_type(args[0].vtype, args[1].vtype)
             if any(a.rank for a in args):  # np.maximum(x_int8, s) of s = 300 raises
                 args = [self.converted_once(a, result) for a in args]
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True), result)
@@ -3451,7 +3451,7 @@ class Lowering:
         self.changed = True
         if extreme:
             return self.combine(node, [left, right], lambda x, y: _extreme(ufunc == "maximum", x, y, ties_to_b=True),
-                                promote_any(_unbool(a.vtype), _unbool(b.vtype)))
+                                _extreme_type(a.vtype, b.vtype))
         assert op is not None
         return self.binop(node, op(), left, right)
 
@@ -5815,6 +5815,14 @@ def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
     return promote(a, b)
+
+
+def _extreme_type(a: VType, b: VType) -> VType:
+    """np.maximum's and np.minimum's dtype: bool of two booleans (NumPy has a bool loop), else a
+    boolean operand is an int as in arithmetic (np.maximum(x_int8, m) is int8)."""
+    if a.dtype == b.dtype == "bool":
+        return BOOL
+    return promote_any(_unbool(a), _unbool(b))
 
 
 def _merged_any(a: VType, b: VType) -> VType:

@@ -140,6 +140,19 @@ def test_a_boolean_array_squared_is_int8(target):
         np.testing.assert_array_equal(g, e)
 
 
+def k_extremes_of_bools(a):
+    return np.maximum(a > 0.5, a < 0.2), np.minimum(a > 0.5, True), np.maximum.outer(a > 0.5, a > 0.3)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_maximum_and_minimum_of_booleans_are_boolean(target):
+    """NumPy's maximum and minimum have a bool loop: two booleans give bool, not int64."""
+    got = polyfuse.kernel(k_extremes_of_bools, target=target)(V)
+    for g, e in zip(got, k_extremes_of_bools(V)):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
 def test_integer_arrays_and_comparisons():
     def k(a, b, out):
         out[:] = (a > b) * a + a // 3 - b % 4 + a ** 2
