@@ -525,6 +525,19 @@ class Lowering:
         self.pre.append(ast.Assign([ast.Name(name, ast.Store())], ast.Call(cast, [view.element(())], [])))
         return View((), VType(result.dtype, False), lambda idx: ast.Name(name, ast.Load()))
 
+    def literals_fit(self, node: ast.AST, args: list[View], result: VType) -> None:
+        """A Python int literal meeting an array of a narrower integer ``result`` (np.maximum(x_uint8,
+        -3)): NumPy raises OverflowError where it does not fit, so it is refused (converted_once
+        checks the other Python ints where they run)."""
+        if result.weak or result.dtype not in INTS:
+            return
+        info = np.iinfo(result.dtype)
+        for a in args:
+            value = None if a.rank or a.vtype != WEAK_INT else _number(a.element(()))
+            if isinstance(value, int) and not info.min <= value <= info.max:
+                raise self.error(node, f"Python integer {value} is out of bounds for {result.dtype} (numpy raises "
+                                 "OverflowError); convert explicitly, e.g. np.int16(x)", "integer literal out of range")
+
     def fresh(self, stem: str) -> str:
         while True:
             self.counter += 1
@@ -3074,6 +3087,7 @@ class Lowering:
                     _extreme_type(a.vtype, b.vtype)))
             result = _extreme_type(args[0].vtype, args[1].vtype)
             if any(a.rank for a in args):  # np.maximum(x_int8, s) of s = 300 raises
+                self.literals_fit(node, args, result)
                 args = [self.converted_once(a, result) for a in args]
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True), result)
         if module == "np" and name == "where" and len(args) == 3:

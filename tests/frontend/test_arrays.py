@@ -364,6 +364,14 @@ def k_plus_of_bools(a):
     return +(a > 0.5)
 
 
+def k_maximum_of_a_literal_out_of_range(a8):
+    return np.maximum(a8, -3)
+
+
+def k_fmax_of_a_literal_out_of_range(a8):
+    return np.fmax(a8, 300)
+
+
 def k_bools_to_a_run_time_power(a, e):
     return (a > 0.5) ** e
 
@@ -385,6 +393,10 @@ REFUSALS = {
     "temporary escapes its loop": (k_temporary_escapes_its_loop, (V, np.zeros(10)), "outside the loop"),
     "in-place float into int": (k_inplace_float_into_int, (np.arange(3),), "integer array"),
     "plus of a boolean array": (k_plus_of_bools, (V,), "'+' of a boolean array"),
+    "np.maximum of a literal out of range": (k_maximum_of_a_literal_out_of_range, (np.arange(3, dtype=np.uint8),),
+                                             "Python integer -3 is out of bounds for uint8"),
+    "np.fmax of a literal out of range": (k_fmax_of_a_literal_out_of_range, (np.arange(3, dtype=np.uint8),),
+                                          "Python integer 300 is out of bounds for uint8"),
     "boolean array to a run-time power": (k_bools_to_a_run_time_power, (V, 2), "int8 where it is 2"),
 }
 

@@ -595,7 +595,8 @@ def run_both_scalars(func, target, args, index):
 
 
 @pytest.mark.parametrize("body, value", [("B[i] = A[i] + 300", 300), ("B[i] = A[i] - -1", -1),
-                                         ("A[i] = 1000", 1000), ("A[i] = -1", -1)])
+                                         ("A[i] = 1000", 1000), ("A[i] = -1", -1),
+                                         ("B[i] = np.fmax(A[i], -3)", -3), ("B[i] = np.fmin(A[i], 300)", 300)])
 def test_out_of_range_int_literal_is_refused(body, value):
     args = (np.ones(4, np.uint8), np.zeros(4))
     with pytest.raises(OverflowError):  # what numpy does with them
