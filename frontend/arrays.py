@@ -3089,6 +3089,9 @@ class Lowering:
             if any(a.rank for a in args):  # np.maximum(x_int8, s) of s = 300 raises
                 self.literals_fit(node, args, result)
                 args = [self.converted_once(a, result) for a in args]
+            elif result is not UNKNOWN and not any(a.picks for a in args):
+                result = VType(result.dtype, False)
+                args = [_as_numpy_scalar(a, result) for a in args]
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True), result)
         if module == "np" and name == "where" and len(args) == 3:
             if args[1].vtype.dtype == args[2].vtype.dtype == "bool":  # NumPy's bool, of Python bools too
@@ -5829,6 +5832,15 @@ def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
     return promote(a, b)
+
+
+def _as_numpy_scalar(view: View, result: VType) -> View:
+    """A scalar operand of np.maximum/np.minimum of scalars converted as NumPy converts it before
+    comparing: ``np.uint8(s)`` (OverflowError where a Python int does not fit), so the result is
+    the NumPy scalar of ``result`` whichever operand wins (np.maximum(x_int32[0], 2) is np.int32)."""
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if result.dtype == "bool" else result.dtype,
+                         ast.Load())
+    return View((), result, lambda idx: ast.Call(copy.deepcopy(cast), [view.element(idx)], []))
 
 
 def _extreme_type(a: VType, b: VType) -> VType:

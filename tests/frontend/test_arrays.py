@@ -153,6 +153,23 @@ def test_maximum_and_minimum_of_booleans_are_boolean(target):
         np.testing.assert_array_equal(g, e)
 
 
+def k_extremes_of_scalars(a8, s):
+    return np.maximum(a8[0], 2), np.minimum(a8[1], 0.5), np.maximum(3, 2), np.minimum(a8[0], s)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_maximum_and_minimum_of_scalars_are_numpy_scalars(target):
+    """np.maximum of NumPy and Python scalars converts the Python one first, so the result is
+    the NumPy scalar whichever wins (np.uint8(2), not 2) and a Python int that does not fit
+    raises OverflowError (a literal is refused)."""
+    a8 = np.arange(3, dtype=np.uint8)
+    kern = polyfuse.kernel(k_extremes_of_scalars, target=target)
+    got = kern(a8, 7)
+    assert got == k_extremes_of_scalars(a8, 7) and [type(g) for g in got] == [np.uint8, np.float64, np.int64, np.uint8]
+    with pytest.raises(OverflowError, match="-1 out of bounds for uint8"):
+        kern(a8, -1)
+
+
 def test_integer_arrays_and_comparisons():
     def k(a, b, out):
         out[:] = (a > b) * a + a // 3 - b % 4 + a ** 2
