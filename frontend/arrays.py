@@ -534,6 +534,19 @@ class Lowering:
         self.pre.append(ast.Assign([ast.Name(name, ast.Store())], ast.Call(cast, [view.element(())], [])))
         return View((), VType(result.dtype, False), lambda idx: ast.Name(name, ast.Load()))
 
+    def literals_fit(self, node: ast.AST, args: list[View], result: VType) -> None:
+        """A Python int literal meeting an array of a narrower integer ``result`` (np.maximum(x_uint8,
+        -3)): NumPy raises OverflowError where it does not fit, so it is refused (converted_once
+        checks the other Python ints where they run)."""
+        if result.weak or result.dtype not in INTS:
+            return
+        info = np.iinfo(result.dtype)
+        for a in args:
+            value = None if a.rank or a.vtype != WEAK_INT else _number(a.element(()))
+            if isinstance(value, int) and not info.min <= value <= info.max:
+                raise self.error(node, f"Python integer {value} is out of bounds for {result.dtype} (numpy raises "
+                                 "OverflowError); convert explicitly, e.g. np.int16(x)", "integer literal out of range")
+
     def fresh(self, stem: str) -> str:
         while True:
             self.counter += 1
@@ -2854,7 +2867,23 @@ class Lowering:
         product = self.products.value(self, node) if isinstance(node.op, (ast.MatMult, ast.Add, ast.Sub)) else None
         if product is not None:  # frontend/array_linalg.py
             return product
-        return self.binop(node, node.op, self.value(node.left), self.value(node.right))
+        lhs, rhs = self.value(node.left), self.value(node.right)
+        if isinstance(node.op, ast.Pow) and lhs.rank and lhs.vtype == BOOL and rhs.rank == 0 \
+                and rhs.vtype == WEAK_INT:
+            lhs = self.squared_bools(node, lhs, rhs)
+        return self.binop(node, node.op, lhs, rhs)
+
+    def squared_bools(self, node: ast.BinOp, x: View, exponent: View) -> View:
+        """``x ** 2`` of a boolean array: NumPy's ``**`` takes np.square for a Python int 2, whose
+        boolean result is int8 (np.power's, and any other exponent's, is int64), so ``x`` is
+        int8 there; an exponent known only at run time is refused (its dtype depends on it)."""
+        if _number(exponent.element(())) is None:
+            raise self.error(node, "a boolean array raised to a Python int known at run time (NumPy "
+                             "gives int8 where it is 2, int64 elsewhere); convert one side", "integer power")
+        if _number(exponent.element(())) != 2:
+            return x
+        to_int8 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int8", ast.Load())
+        return self.elementwise(lambda a: ast.Call(copy.deepcopy(to_int8), [a], []), [x], VType("int8", False))
 
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         if lhs.picks or rhs.picks:
@@ -2968,8 +2997,9 @@ class Lowering:
                              "array truth value")
         if isinstance(node.op, ast.Invert):
             return self.invert(node, inner)
-        if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub):
-            raise self.error(node, "'-' of a boolean array (NumPy refuses it)", "bool array")
+        if inner.vtype.dtype == "bool" and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = "-" if isinstance(node.op, ast.USub) else "+"
+            raise self.error(node, f"'{sign}' of a boolean array (NumPy refuses it)", "bool array")
         vt = inner.vtype
         return self.elementwise(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
 
@@ -3119,10 +3149,14 @@ class Lowering:
             if any(a.picks for a in args) and any(a.rank for a in args):  # np.maximum(x, max(s, x[0]))
                 return self.per_pick(args, lambda a, b: self.combine(
                     node, [a, b], lambda p, q: _extreme(name == "maximum", p, q, ties_to_b=True),
-                    promote_any(_unbool(a.vtype), _unbool(b.vtype))))
-            result = promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype))
+                    _extreme_type(a.vtype, b.vtype)))
+            result = _extreme_type(args[0].vtype, args[1].vtype)
             if any(a.rank for a in args):  # np.maximum(x_int8, s) of s = 300 raises
+                self.literals_fit(node, args, result)
                 args = [self.converted_once(a, result) for a in args]
+            elif result is not UNKNOWN and not any(a.picks for a in args):
+                result = VType(result.dtype, False)
+                args = [_as_numpy_scalar(a, result) for a in args]
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True), result)
         if module == "np" and name == "where" and len(args) == 3:
             if args[1].vtype.dtype == args[2].vtype.dtype == "bool":  # NumPy's bool, of Python bools too
@@ -3499,7 +3533,7 @@ class Lowering:
         self.changed = True
         if extreme:
             return self.combine(node, [left, right], lambda x, y: _extreme(ufunc == "maximum", x, y, ties_to_b=True),
-                                promote_any(_unbool(a.vtype), _unbool(b.vtype)))
+                                _extreme_type(a.vtype, b.vtype))
         assert op is not None
         return self.binop(node, op(), left, right)
 
@@ -5863,6 +5897,23 @@ def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
     return promote(a, b)
+
+
+def _as_numpy_scalar(view: View, result: VType) -> View:
+    """A scalar operand of np.maximum/np.minimum of scalars converted as NumPy converts it before
+    comparing: ``np.uint8(s)`` (OverflowError where a Python int does not fit), so the result is
+    the NumPy scalar of ``result`` whichever operand wins (np.maximum(x_int32[0], 2) is np.int32)."""
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if result.dtype == "bool" else result.dtype,
+                         ast.Load())
+    return View((), result, lambda idx: ast.Call(copy.deepcopy(cast), [view.element(idx)], []))
+
+
+def _extreme_type(a: VType, b: VType) -> VType:
+    """np.maximum's and np.minimum's dtype: bool of two booleans (NumPy has a bool loop), else a
+    boolean operand is an int as in arithmetic (np.maximum(x_int8, m) is int8)."""
+    if a.dtype == b.dtype == "bool":
+        return BOOL
+    return promote_any(_unbool(a), _unbool(b))
 
 
 def _merged_any(a: VType, b: VType) -> VType:

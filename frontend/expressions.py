@@ -534,17 +534,18 @@ class ExpressionLifter:
 
     def _UnaryOp(self, node: ast.UnaryOp) -> ir.Expr:
         operand = self.convert(node.operand)
-        if isinstance(node.op, ast.UAdd):
-            return operand
         if isinstance(node.op, ast.Not):
             return ir.Unary("not", self.truth(operand), "bool", True)  # a Python bool
         if isinstance(node.op, ast.Invert):
             return self.invert(node, operand)
+        sign = "+" if isinstance(node.op, ast.UAdd) else "-"
         if operand.dtype == "bool" and not operand.weak:
-            raise self.lifter.error(node, "unary '-' of a numpy bool is an error in numpy; use "
-                                    "-int(x) or 'not x'", "bool arithmetic")
-        if operand.dtype == "bool":
+            raise self.lifter.error(node, f"unary '{sign}' of a numpy bool is an error in numpy; use "
+                                    f"{sign}int(x) or 'not x'", "bool arithmetic")
+        if operand.dtype == "bool":  # Python's +True and -True are the ints 1 and -1
             operand = self.coerce(operand, WEAK_INT)
+        if isinstance(node.op, ast.UAdd):
+            return operand
         return ir.Unary("neg", operand, operand.dtype, operand.weak)
 
     def invert(self, node: ast.UnaryOp, operand: ir.Expr) -> ir.Expr:

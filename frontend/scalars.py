@@ -128,6 +128,7 @@ class ScalarCalls:
             return self.complex_call(canonical, args, result, "np")
         if canonical in funcs.PREDICATES:
             return ir.Call(canonical, (self.ex.coerce(args[0], _unweak(args[0])),), "bool", False, "np")
+        check_int_literals(self.ex.lifter, self.node, tuple(args), result)  # np.fmax(x_uint8[i], -3): OverflowError
         if canonical == "pow" and not result.is_float:
             base, exponent = (self.ex.coerce(a, result) for a in range_checked(self.ex.lifter, tuple(args), result, self.node))
             return ir.BinOp("**", base, exponent, result.dtype, False)

@@ -126,6 +126,50 @@ def test_temporaries_of_scalar_arguments_take_their_nep50_dtype(s):
         np.testing.assert_array_equal(got, k(a, s))
 
 
+def k_square_of_bools(a):
+    return (a > 0.5) ** 2, (a > 0.5) ** 3, np.power(a > 0.5, 2)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_boolean_array_squared_is_int8(target):
+    """NumPy's ``**`` of an array and a Python int 2 is np.square, int8 of booleans; other
+    exponents and np.power give int64 (mix_fuzz 39003, program 4: int64 returned)."""
+    got = polyfuse.kernel(k_square_of_bools, target=target)(V)
+    for g, e in zip(got, k_square_of_bools(V)):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
+def k_extremes_of_bools(a):
+    return np.maximum(a > 0.5, a < 0.2), np.minimum(a > 0.5, True), np.maximum.outer(a > 0.5, a > 0.3)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_maximum_and_minimum_of_booleans_are_boolean(target):
+    """NumPy's maximum and minimum have a bool loop: two booleans give bool, not int64."""
+    got = polyfuse.kernel(k_extremes_of_bools, target=target)(V)
+    for g, e in zip(got, k_extremes_of_bools(V)):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
+def k_extremes_of_scalars(a8, s):
+    return np.maximum(a8[0], 2), np.minimum(a8[1], 0.5), np.maximum(3, 2), np.minimum(a8[0], s)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_maximum_and_minimum_of_scalars_are_numpy_scalars(target):
+    """np.maximum of NumPy and Python scalars converts the Python one first, so the result is
+    the NumPy scalar whichever wins (np.uint8(2), not 2) and a Python int that does not fit
+    raises OverflowError (a literal is refused)."""
+    a8 = np.arange(3, dtype=np.uint8)
+    kern = polyfuse.kernel(k_extremes_of_scalars, target=target)
+    got = kern(a8, 7)
+    assert got == k_extremes_of_scalars(a8, 7) and [type(g) for g in got] == [np.uint8, np.float64, np.int64, np.uint8]
+    with pytest.raises(OverflowError, match="-1 out of bounds for uint8"):
+        kern(a8, -1)
+
+
 def test_integer_arrays_and_comparisons():
     def k(a, b, out):
         out[:] = (a > b) * a + a // 3 - b % 4 + a ** 2
@@ -333,6 +377,22 @@ def k_inplace_float_into_int(a):
     a[:] += 0.5
 
 
+def k_plus_of_bools(a):
+    return +(a > 0.5)
+
+
+def k_maximum_of_a_literal_out_of_range(a8):
+    return np.maximum(a8, -3)
+
+
+def k_fmax_of_a_literal_out_of_range(a8):
+    return np.fmax(a8, 300)
+
+
+def k_bools_to_a_run_time_power(a, e):
+    return (a > 0.5) ** e
+
+
 def k_weak_array(a32, out):
     out[:] = a32 * np.where(a32 > 0.5, 1.0, 0.0)
 
@@ -349,6 +409,12 @@ REFUSALS = {
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
     "temporary escapes its loop": (k_temporary_escapes_its_loop, (V, np.zeros(10)), "outside the loop"),
     "in-place float into int": (k_inplace_float_into_int, (np.arange(3),), "integer array"),
+    "plus of a boolean array": (k_plus_of_bools, (V,), "'+' of a boolean array"),
+    "np.maximum of a literal out of range": (k_maximum_of_a_literal_out_of_range, (np.arange(3, dtype=np.uint8),),
+                                             "Python integer -3 is out of bounds for uint8"),
+    "np.fmax of a literal out of range": (k_fmax_of_a_literal_out_of_range, (np.arange(3, dtype=np.uint8),),
+                                          "Python integer 300 is out of bounds for uint8"),
+    "boolean array to a run-time power": (k_bools_to_a_run_time_power, (V, 2), "int8 where it is 2"),
 }
 
 

@@ -679,7 +679,8 @@ def run_both_scalars(func, target, args, index):
 
 
 @pytest.mark.parametrize("body, value", [("B[i] = A[i] + 300", 300), ("B[i] = A[i] - -1", -1),
-                                         ("A[i] = 1000", 1000), ("A[i] = -1", -1)])
+                                         ("A[i] = 1000", 1000), ("A[i] = -1", -1),
+                                         ("B[i] = np.fmax(A[i], -3)", -3), ("B[i] = np.fmin(A[i], 300)", 300)])
 def test_out_of_range_int_literal_is_refused(body, value):
     args = (np.ones(4, np.uint8), np.zeros(4))
     with pytest.raises(OverflowError):  # what numpy does with them
@@ -717,6 +718,19 @@ def test_small_dtype_local_arrays(target):
     np.testing.assert_array_equal(actual, expected)
 
 
-def test_negating_a_numpy_bool_is_refused():
-    message = _error("B[i] = -(A[i] > 0)", (np.ones(4), np.zeros(4)))
-    assert "numpy bool" in message and "-(A[i] > 0)" in message
+@pytest.mark.parametrize("sign", ["-", "+"])
+def test_negating_a_numpy_bool_is_refused(sign):
+    """NumPy has no negative or positive loop of bools: ``+np.True_`` raises too."""
+    message = _error(f"B[i] = {sign}(A[i] > 0)", (np.ones(4), np.zeros(4)))
+    assert "numpy bool" in message and f"{sign}(A[i] > 0)" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_unary_plus_of_a_python_bool_is_an_int(target):
+    """Python's ``+True`` is the int 1, as ``-True`` is -1 (not the bool itself)."""
+    def k(A):
+        t = A.shape[0] > 1
+        return +t, -t, +(A.shape[0] > 5)
+
+    got = polyfuse.kernel(k, target=target)(np.ones(4))
+    assert got == k(np.ones(4)) and [type(x) for x in got] == [int, int, int]
