@@ -588,7 +588,7 @@ class Lifter:
             t = self.scalar_type(name)
             if t is None or np.dtype(t.dtype).kind not in KIND_LETTERS:
                 return None
-            kind = fixed.get(name) or (self._python_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
+            kind = fixed.get(name) or (self._stand_in_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
             weak[name] = _PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
 
         class _Weak(ast.NodeTransformer):
@@ -626,6 +626,17 @@ class Lifter:
             test = ast.copy_location(ast.Compare(flag, [ast.Eq()], [ast.copy_location(ast.Constant(kind), expr)]), expr)
             result = KindChoice(test, branch, result)
         return result
+
+    def _stand_in_kind(self, name: str) -> int | None:
+        """The one Python kind (1 to 4) a flagged ``name`` holds where its flag says a Python number:
+        its own Python numbers' (``_python_kind``), else the one its flag inherits (``u = s * 2`` of
+        ``s = 0`` then ``s += x[k]``: ``u`` is given NumPy values only, yet a Python int where ``s``
+        is one; ``return u + 1`` gave 1.0, its dtype's kind, for Python's 1)."""
+        one = self._python_kind(name)
+        if one is not None:
+            return one
+        python = self._flag_python_kinds(name, False)
+        return python[0] if len(python) == 1 else None
 
     def _flag_python_kinds(self, name: str, own: bool) -> list[int]:
         """The Python kinds (1 to 4) ``name``'s flag may hold, its ``_python_kind`` among them;

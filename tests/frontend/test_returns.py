@@ -153,6 +153,80 @@ def test_scalar_return_has_the_python_type_and_value(fn, args, target):
         same(result, expected)
 
 
+def doubled_sum(x, n, c):
+    """``u = s * 2`` of ``s = 0`` then ``s += x[k]``: Python's int where no ``k`` ran, as ``s``
+    (``return u + 1`` gave 1.0: ``u``, given NumPy values only, fell back to its dtype's kind)."""
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s * 2
+    return u + 1
+
+
+def doubled_bool_sum(x, n, c):
+    s = False
+    for k in range(n):
+        s += x[k]
+    u = s * 2
+    return u + 1
+
+
+def copied_sum(x, n, c):
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s
+    v = u * 2
+    return v
+
+
+def copied_float_sum(x, n, c):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    u = s
+    v = u * 2
+    return v
+
+
+def shifted_sum(x, n, c):
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s + 0.5
+    return u
+
+
+def negated_bool_sum(x, n, c):
+    s = False
+    for k in range(n):
+        s += x[k]
+    u = -s
+    return u
+
+
+def clipped_float_sum(x, n, c):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    u = max(s, 1)
+    return u
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", [doubled_sum, doubled_bool_sum, copied_sum, copied_float_sum, shifted_sum,
+                                negated_bool_sum, clipped_float_sum], ids=lambda f: f.__name__)
+def test_a_local_computed_from_a_flagged_local_keeps_its_kind(fn, target):
+    """A local given NumPy values only, computed from a local that holds a Python number until a
+    loop runs (``u = s * 2``, ``u = s``, ``-s``, ``max(s, 1)``), is Python's int, float or bool
+    where that local is, NumPy's scalar once the loop ran: value and type as py_func's."""
+    kernel = polyfuse.kernel(fn, target=target)
+    for x in (np.ones(3), np.arange(3, dtype=np.int32)):
+        for n in (0, 1, 3):
+            for c in (0, 1):
+                same(kernel(x, n, c), fn(x, n, c))
+
+
 def bool_extremes(x):
     u = False
     return max(u, True), min(x[0] > 0, x[1] > 0)
