@@ -638,6 +638,10 @@ class Lifter:
         python = self._flag_python_kinds(name, False)
         return python[0] if len(python) == 1 else None
 
+    def flag_python_kinds(self, name: str) -> list[int]:
+        """The Python kinds (1 to 4) the flagged local ``name``'s flag may hold where it is read."""
+        return self._flag_python_kinds(name, False)
+
     def _flag_python_kinds(self, name: str, own: bool) -> list[int]:
         """The Python kinds (1 to 4) ``name``'s flag may hold, its ``_python_kind`` among them;
         for the local assigned (``own``), with those given so far this pass and its type's
@@ -682,12 +686,17 @@ class Lifter:
             weak |= more
             grown = bool(more)
         mixed |= {n for n in returned if n in weak}  # return u + 1 of u = t * 3: a Python int where t is one
-        fed = list(mixed)
-        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind)
+        # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind); through a
+        # local split into versions too (u = s if c else 3: the version s's flag says)
+        fed = list(mixed) + [n for n in returned if n in self.split]
+        seen = set(fed)
+        while fed:
             for n in self.feeds.get(fed.pop(), ()):
-                if n not in mixed and n in weak:
-                    mixed.add(n)
+                if n not in seen and (n in weak or n in self.split):
+                    seen.add(n)
                     fed.append(n)
+                    if n in weak:
+                        mixed.add(n)
         return frozenset(mixed)
 
     def _local_number(self, name: str) -> bool:
