@@ -588,7 +588,7 @@ class Lifter:
             t = self.scalar_type(name)
             if t is None or np.dtype(t.dtype).kind not in KIND_LETTERS:
                 return None
-            kind = fixed.get(name) or (self._python_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
+            kind = fixed.get(name) or (self._stand_in_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
             weak[name] = _PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
 
         class _Weak(ast.NodeTransformer):
@@ -626,6 +626,21 @@ class Lifter:
             test = ast.copy_location(ast.Compare(flag, [ast.Eq()], [ast.copy_location(ast.Constant(kind), expr)]), expr)
             result = KindChoice(test, branch, result)
         return result
+
+    def _stand_in_kind(self, name: str) -> int | None:
+        """The one Python kind (1 to 4) a flagged ``name`` holds where its flag says a Python number:
+        its own Python numbers' (``_python_kind``), else the one its flag inherits (``u = s * 2`` of
+        ``s = 0`` then ``s += x[k]``: ``u`` is given NumPy values only, yet a Python int where ``s``
+        is one; ``return u + 1`` gave 1.0, its dtype's kind, for Python's 1)."""
+        one = self._python_kind(name)
+        if one is not None:
+            return one
+        python = self._flag_python_kinds(name, False)
+        return python[0] if len(python) == 1 else None
+
+    def flag_python_kinds(self, name: str) -> list[int]:
+        """The Python kinds (1 to 4) the flagged local ``name``'s flag may hold where it is read."""
+        return self._flag_python_kinds(name, False)
 
     def _flag_python_kinds(self, name: str, own: bool) -> list[int]:
         """The Python kinds (1 to 4) ``name``'s flag may hold, its ``_python_kind`` among them;
@@ -671,12 +686,17 @@ class Lifter:
             weak |= more
             grown = bool(more)
         mixed |= {n for n in returned if n in weak}  # return u + 1 of u = t * 3: a Python int where t is one
-        fed = list(mixed)
-        while fed:  # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind)
+        # s += t * 0.1 of a flagged s: t's kind decides the value's (inherited_kind); through a
+        # local split into versions too (u = s if c else 3: the version s's flag says)
+        fed = list(mixed) + [n for n in returned if n in self.split]
+        seen = set(fed)
+        while fed:
             for n in self.feeds.get(fed.pop(), ()):
-                if n not in mixed and n in weak:
-                    mixed.add(n)
+                if n not in seen and (n in weak or n in self.split):
+                    seen.add(n)
                     fed.append(n)
+                    if n in weak:
+                        mixed.add(n)
         return frozenset(mixed)
 
     def _local_number(self, name: str) -> bool:

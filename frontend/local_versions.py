@@ -40,7 +40,7 @@ from polyfuse.model import ir, region
 from polyfuse.model.scop import isl_name
 
 from . import source
-from .returns import RESULT_PREFIX, _exact_ints
+from .returns import RESULT_PREFIX, STRONG, _exact_ints
 from .types import VType, coerced, promote, vtype
 
 VERSION_PREFIX = "__version"
@@ -74,8 +74,58 @@ def local_write(expressions, node: ast.AST, name: str, value: ir.Expr, in_loop: 
                 varies: bool = False) -> LocalWrite:
     """The record of ``name = value`` (``node``) for ``split_locals`` and ``check_loop_locals``."""
     parts = leaves(expressions, value)
-    return LocalWrite(node, name, tuple(vtype(e) for e in parts), constant_of(value), in_loop,
+    python: tuple[VType, ...] = ()
+    if len({vtype(e) for e in parts}) > 1 or name in expressions.lifter.split:  # (a copy u = s stays flagged)
+        python = tuple(t for e in parts for t in _python_types(expressions, e) if t != vtype(e))
+    return LocalWrite(node, name, tuple(vtype(e) for e in parts) + python, constant_of(value), in_loop,
                       tuple(constant_of(e) for e in parts), varies)
+
+
+_WEAK_DTYPES = {1: "int64", 2: "float64", 3: "bool", 4: "complex128"}  # a flag's Python kinds
+
+
+def _flagged_leaf(expressions, e: ir.Expr) -> str | None:
+    """The flagged local (frontend.returns ``STRONG``) a leaf reads as itself (``u = s if c else
+    3``: ``s``), whose flag says whether it holds NumPy's scalar or a Python number."""
+    if isinstance(e, ir.Load) and not e.index and e.array in expressions.lifter.flagged:
+        return e.array
+    return None
+
+
+def _leaf_kinds(expressions, e: ir.Expr) -> list[tuple[int, VType]]:
+    """The flag's kinds a leaf may have (0 NumPy's, 1 to 4 a Python int, float, bool, complex) and
+    the type its value then has: a flagged local's kinds (``s = 0`` then ``s += x[k]``: a Python
+    int where no ``k`` ran, an np.float64 else), any other leaf's own type only."""
+    name = _flagged_leaf(expressions, e)
+    if name is None:
+        return [(0, vtype(e))]
+    kinds = expressions.lifter.flag_python_kinds(name)
+    return [(0, vtype(e))] + [(k, VType(_WEAK_DTYPES[k], True)) for k in kinds]
+
+
+def _python_types(expressions, e: ir.Expr) -> list[VType]:
+    return [t for _, t in _leaf_kinds(expressions, e)]
+
+
+def _by_flag(expressions, e: ir.Expr, piece, dtype: str, weak: bool) -> ir.Expr:
+    """``piece(t)`` of the type ``t`` the leaf ``e`` has, chosen at run time by its local's flag
+    where it is a flagged local's read (``_leaf_kinds``): Python's ``u = s`` keeps ``s``'s
+    Python int, not the float64 local's NumPy scalar."""
+    kinds = _leaf_kinds(expressions, e)
+    out = piece(kinds[0][1])
+    if len(kinds) == 1:
+        return out
+    name = _flagged_leaf(expressions, e)
+    assert name is not None
+    if expressions.scope.loop_vars:  # its flag set in place, so that a loop reads the iteration's
+        expressions.lifter.flag_reads.add(name)
+    expressions.record_read(f"{STRONG}{name}[]")
+    flag = ir.Load(STRONG + name, (), "int8", False)
+    for kind, t in kinds[1:]:
+        chosen = piece(t)
+        if chosen != out:
+            out = ir.Select(ir.Compare("==", flag, ir.Const(kind, "int8", False)), chosen, out, dtype, weak)
+    return out
 
 
 def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
@@ -157,6 +207,9 @@ def version_values(expressions, name: str, value: ir.Expr, versions: tuple[VType
     value reads the local (``keep``: ``t += 1``), a version not written on a path keeps its old
     value there instead of 1, since the value written into a later version may read it (each
     assignment writes every version, so those were all assigned on any path that reads them)."""
+    def version(e: ir.Expr, held: VType) -> int:  # (a Python kind no version holds yet: the leaf's type's)
+        return _version_of(versions, held if held in versions else vtype(e))
+
     out = []
     for k, t in enumerate(versions):
         if not keep:
@@ -166,11 +219,12 @@ def version_values(expressions, name: str, value: ir.Expr, versions: tuple[VType
             other = ir.Load(version_name(name, k), (), t.dtype, t.weak)
 
         def leaf(e: ir.Expr, k: int = k, t: VType = t, other: ir.Expr = other) -> ir.Expr:
-            return coerced(e, t) if _version_of(versions, vtype(e)) == k else other
+            return _by_flag(expressions, e, lambda held: coerced(e, t) if version(e, held) == k else other,
+                            t.dtype, t.weak)
         out.append(_per_leaf(expressions, value, leaf, t.dtype, t.weak))
 
     def kind(e: ir.Expr) -> ir.Expr:
-        return ir.Const(_version_of(versions, vtype(e)), "int8", False)
+        return _by_flag(expressions, e, lambda held: ir.Const(version(e, held), "int8", False), "int8", False)
     return out + [_per_leaf(expressions, value, kind, "int8", False)]
 
 

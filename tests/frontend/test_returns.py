@@ -153,6 +153,107 @@ def test_scalar_return_has_the_python_type_and_value(fn, args, target):
         same(result, expected)
 
 
+def doubled_sum(x, n, c):
+    """``u = s * 2`` of ``s = 0`` then ``s += x[k]``: Python's int where no ``k`` ran, as ``s``
+    (``return u + 1`` gave 1.0: ``u``, given NumPy values only, fell back to its dtype's kind)."""
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s * 2
+    return u + 1
+
+
+def doubled_bool_sum(x, n, c):
+    s = False
+    for k in range(n):
+        s += x[k]
+    u = s * 2
+    return u + 1
+
+
+def copied_sum(x, n, c):
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s
+    v = u * 2
+    return v
+
+
+def copied_float_sum(x, n, c):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    u = s
+    v = u * 2
+    return v
+
+
+def shifted_sum(x, n, c):
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s + 0.5
+    return u
+
+
+def negated_bool_sum(x, n, c):
+    s = False
+    for k in range(n):
+        s += x[k]
+    u = -s
+    return u
+
+
+def clipped_float_sum(x, n, c):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    u = max(s, 1)
+    return u
+
+
+def chosen_sum(x, n, c):
+    """``u = s if c else 3``: a local of two types (frontend.local_versions), whose ``s`` branch
+    is Python's int where no ``k`` ran (np.float64(0.0) before: the version of s's dtype)."""
+    s = 0
+    for k in range(n):
+        s += x[k]
+    u = s if c else 3
+    return u
+
+
+def chosen_bool_sum(x, n, c):
+    s = False
+    for k in range(n):
+        s += x[k]
+    u = s if c else 3
+    return u
+
+
+def clipped_sum(x, n, c):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    u = min(s, 1.5)
+    return u * 2
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", [doubled_sum, doubled_bool_sum, copied_sum, copied_float_sum, shifted_sum,
+                                negated_bool_sum, clipped_float_sum, chosen_sum, chosen_bool_sum, clipped_sum],
+                         ids=lambda f: f.__name__)
+def test_a_local_computed_from_a_flagged_local_keeps_its_kind(fn, target):
+    """A local computed from a local that holds a Python number until a loop runs (``u = s * 2``,
+    ``u = s``, ``-s``, ``max(s, 1)``, ``s if c else 3``, ``min(s, 1.5)``) is Python's int, float or
+    bool where that local is, NumPy's scalar once the loop ran: value and type as py_func's."""
+    kernel = polyfuse.kernel(fn, target=target)
+    for x in (np.ones(3), np.arange(3, dtype=np.int32)):
+        for n in (0, 1, 3):
+            for c in (0, 1):
+                same(kernel(x, n, c), fn(x, n, c))
+
+
 def bool_extremes(x):
     u = False
     return max(u, True), min(x[0] > 0, x[1] > 0)
