@@ -604,8 +604,12 @@ def blas_plain_library() -> bool:
     already spinning there (NumPy programs gemm and mlp at the bench size, boosted, load 11: the
     rows 20.3 / 19.3 ms by their 25th percentile, the product whole on the library's threads 11.0
     / 12.6, NumPy 11.9 / 14.0; docs/performance.md, session 39).  Read at compile time (part of
-    the disk cache's key); 0 measures only the rows and one BLAS thread for them, as before."""
-    return env_flag("POLYFUSE_BLAS_PLAIN_LIBRARY", True)
+    the disk cache's key); 0 (the default) measures only the rows and one BLAS thread for them.
+    Off by default: measured only under load ~11 on a shared machine, and on one polyfuse thread
+    such a product then runs on one BLAS thread where NumPy runs it on the library's threads
+    (tests/backends/cpu/test_register_gemm.py ``test_row_gemm_takes_the_tiles_only_...``: other
+    bits than NumPy's ``A @ B``); a quiet A/B should decide (session 39, lead)."""
+    return env_flag("POLYFUSE_BLAS_PLAIN_LIBRARY", False)
 
 
 def gemv_row_loops() -> bool:
