@@ -53,6 +53,7 @@ from .types import (
     VType,
     argument_type,
     coerced,
+    complex_result,
     merged,
     promote,
     true_divide,
@@ -497,7 +498,7 @@ class ExpressionLifter:
         """+ - * / of complex values; ``**`` to a constant integer power (numpy multiplies those
         out, as the backends do), else frontend.complex_power; ``//`` and ``%`` are TypeErrors in
         Python and numpy."""
-        result = promote(vtype(lhs), vtype(rhs))
+        result = complex_result(vtype(lhs), vtype(rhs))
         if symbol in ("//", "%"):
             raise self.lifter.error(node, f"operator {symbol!r} of complex values is a TypeError in "
                                     "Python and numpy", "complex arithmetic")

@@ -82,6 +82,17 @@ def promote(a: VType, b: VType) -> VType:
     return VType(np.result_type(_example(a), _example(b)).name, False)
 
 
+def complex_result(a: VType, b: VType) -> VType:
+    """The type of ``a <op> b`` for + - * / ** where either is complex: ``promote``'s, but for a
+    Python complex before an ``np.float64``, a subclass of ``float``: ``complex.__add__`` takes it
+    before NumPy's reflected method is asked, so Python returns a Python complex (``0j +
+    np.float64(1)``; ``np.float64(1) + 0j``, ``0j + np.float32(1)`` and ``0j + np.int64(1)`` are
+    NumPy's)."""
+    if a.weak and a.is_complex and not b.weak and b.dtype == "float64":
+        return WEAK_COMPLEX
+    return promote(a, b)
+
+
 def merged(a: VType, b: VType) -> VType:
     """The one type of a local assigned values of types ``a`` and ``b``: bools stay bools
     (``found = False`` ... ``found = True``: a Python bool, where ``promote`` would add them as

@@ -251,7 +251,9 @@ def returned(spec: ReturnValue, values: dict[str, Any], views: dict[int, ViewGeo
     element = value[()]  # a numpy scalar of the result's dtype: a strong value's exact type
     kind = int(values[spec.strong_flag][()]) if spec.strong_flag else 0
     if kind >= 5:  # a NumPy scalar of another dtype than the result's, which holds its value exactly
-        return np.dtype(spec.strong_types[kind - 5]).type(element)
+        kept = np.dtype(spec.strong_types[kind - 5])
+        # (a real one of a complex result: its real part, without NumPy's ComplexWarning for the 0j dropped)
+        return kept.type(element.real if kept.kind != "c" else element)
     if kind:  # a Python number on this run's path: 1 int, 2 float, 3 bool, 4 complex (frontend.lift)
         return _PYTHON_SCALARS[("int", "float", "pybool", "complex")[kind - 1]](element)
     return _PYTHON_SCALARS[spec.pytype](element) if spec.pytype in _PYTHON_SCALARS else element

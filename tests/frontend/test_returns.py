@@ -5,6 +5,7 @@ kernel allocates it; and the allocators np.empty/zeros/ones/full and their _like
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -122,6 +123,25 @@ def kept_loop_choice(x, n):
     return s
 
 
+def complex_sum(x, n):
+    """``s += x[k]`` of a Python ``s = 0j``: Python's complex where ``x`` is float64, as
+    ``complex.__add__`` takes an np.float64 (a float subclass) before NumPy is asked (cx53:
+    np.complex128); NumPy's complex64 / complex128 of float32, int64 and complex64 elements, and
+    of ``x[0] + s``, whose np.float64 goes first."""
+    s = 0j
+    for k in range(n):
+        s += x[k]
+    return s, s * x[0] - 1.5, x[0] + s, 2j / x[0]
+
+
+def complex_choice(x, c):
+    """``s if c else x[0]`` of a Python ``s = 0j``: NumPy's real scalar where ``c`` is false,
+    without the ComplexWarning of converting the complex result (cx53)."""
+    s = 0j
+    u = s if c else x[0]
+    return u
+
+
 def scaled(n, a):
     return a * n + 1
 
@@ -146,9 +166,18 @@ def root(n):
     (bool_choice, (np.array([1.0, 2.0]), np.array([1, 1]))),
     (through_a_second_local, (np.zeros(0),)),
     (kept_loop_choice, (np.array([3, -2], dtype=np.int32), 2)),
+    (complex_sum, (np.array([2.0, 0.5]), 2)),
+    (complex_sum, (np.array([2.0, 0.5]), 0)),
+    (complex_sum, (np.array([2.0, 0.5], dtype=np.float32), 2)),
+    (complex_sum, (np.array([2, 3]), 2)),
+    (complex_sum, (np.array([2.0, 0.5j], dtype=np.complex64), 2)),
+    (complex_choice, (np.array([2.0]), False)),
+    (complex_choice, (np.array([2], dtype=np.int32), True)),
 ], ids=lambda v: getattr(v, "__name__", "args"))
 def test_scalar_return_has_the_python_type_and_value(fn, args, target):
-    results, expected = run_both(fn, *args, target=target)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        results, expected = run_both(fn, *args, target=target)
     for result in results:
         same(result, expected)
 
