@@ -484,6 +484,26 @@ def kind_checked(lifter, symbol: str, base: ir.Expr, divisor: ir.Expr, kinds: tu
     return _checked(lifter, divisor, _all((python, zero, ints)), _DIVISION_MESSAGES[(symbol, True)], node)
 
 
+_COMPLEX_DIVISION_MESSAGE = _python_message(lambda: 1j / 0)
+_PYTHON_KINDS = (1, 2, 3, 4)  # frontend.returns python_kind: a Python int, float, bool, complex
+
+
+def complex_division_checked(lifter, kinds: tuple[ir.Expr | None, ir.Expr | None], float64_divisor: bool,
+                             divisor: ir.Expr, node: ast.AST) -> ir.Expr:
+    """``divisor`` (complex, the right operand of a ``/``) with Python's ZeroDivisionError where
+    ``complex.__truediv__`` divides (``kinds``: each operand's, None where NumPy's on every path):
+    two Python numbers, or a Python complex by an np.float64 (``float64_divisor``), a float
+    subclass that complex takes first (frontend.types ``complex_result``); NumPy's inf/nan elsewhere."""
+    lhs_kind, rhs_kind = kinds
+    if lhs_kind is None:
+        return divisor
+    by_python = False if rhs_kind is None else _kind_test(rhs_kind, _PYTHON_KINDS, True)
+    by_float64 = float64_divisor and _kind_test(lhs_kind, (4,), True)
+    zero = ir.Compare("==", divisor, ir.complex_const(0j, divisor.dtype, True))
+    fails = _all((_kind_test(lhs_kind, _PYTHON_KINDS, True), _any((by_python, by_float64)), zero))
+    return _checked(lifter, divisor, fails, _COMPLEX_DIVISION_MESSAGE, node)
+
+
 def negative_power(exponent: ir.Expr) -> bool:
     """May ``exponent`` be one that Python refuses for a base 0 (negative, not ``-inf``): any but
     a literal (``x ** 2``, ``s ** 0.5``: never)."""
@@ -521,6 +541,17 @@ def _all(tests) -> Test:
         if test is not True:
             parts.append(test)
     return True if not parts else parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts))
+
+
+def _any(tests) -> Test:
+    """The disjunction of ``tests``, folded where some are known."""
+    parts = []
+    for test in tests:
+        if test is True:
+            return True
+        if test is not False:
+            parts.append(test)
+    return False if not parts else parts[0] if len(parts) == 1 else ir.BoolOp("or", tuple(parts))
 
 
 def _not(test: Test) -> Test:

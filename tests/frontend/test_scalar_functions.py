@@ -375,9 +375,22 @@ def running_ratio(x, z, y):
         y[i] = s / z  # NumPy's inf for z == 0.0: s was assigned in this iteration
 
 
+def complex_local_divided(x, n, z):
+    """``s / z`` of ``s = 1j``, Python's complex unless an ``x[k] > 2`` made it NumPy's: Python's
+    ZeroDivisionError for ``z`` 0.0, 0j and np.float64(0.0) (``complex.__truediv__`` takes a float
+    subclass), NumPy's inf/nan for np.float32(0.0) or NumPy's ``s`` (cx53: NumPy's nan+infj)."""
+    s = 1j
+    for k in range(n):
+        if x[k] > 2.0:
+            s = x[k] * 1j
+    return s / z
+
+
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("fn, calls", [
     (mean_of_local, [(4, 0, 0), (4, 2, 0), (4, 0, 3), (4, 3, 2)]),
+    (complex_local_divided, [(4, 0, 0.0), (4, 2, 0j), (4, 0, np.float64(0.0)), (4, 3, np.float64(0.0)),
+                             (4, 0, np.float32(0.0)), (4, 0, np.float64(2.0))]),
     (rms_windows, [(6, 0, 3), (6, 2, 3)]),
     (floor_of_local, [(4, 0, 0.0), (4, 2, 0.0), (4, 2, -0.0), (4, 3, 1.5)]),
     (modulo_of_local, [(4, 0, 0.0), (4, 0, 0), (4, 2, 0), (4, 3, 1.5)]),
