@@ -33,7 +33,7 @@ from .scalars import (
     ScalarCalls,
     check_int_literals,
     comparison_type,
-    complex_division_checked,
+    complex_checked,
     component,
     division_checked,
     exact_extreme,
@@ -507,31 +507,36 @@ class ExpressionLifter:
             if lhs.dtype == "bool" or rhs.dtype == "bool":
                 raise self.lifter.error(node, "'**' of a complex value and a bool; convert the bool with "
                                         "int(...) first", "complex power")
-            return complex_power(self.coerce(lhs, result), self.coerce(rhs, result), rhs, result, python=result.weak)
-        divisor = self.coerce(rhs, result)
+            base, exponent = self.coerce(lhs, result), self.coerce(rhs, result)
+            base = self.complex_checked(node, symbol, (lhs, rhs), base, exponent)
+            return complex_power(base, exponent, rhs, result, python=result.weak)
+        base = self.coerce(lhs, result)
         if symbol == "/":
-            divisor = self.complex_division_checked(node, (lhs, rhs), divisor)
-        return ir.BinOp(symbol, self.coerce(lhs, result), divisor, result.dtype, result.weak)
+            base = self.complex_checked(node, symbol, (lhs, rhs), base, self.coerce(rhs, result))
+        return ir.BinOp(symbol, base, self.coerce(rhs, result), result.dtype, result.weak)
 
-    def complex_division_checked(self, node: ast.AST, operands: tuple[ir.Expr, ir.Expr], divisor: ir.Expr) -> ir.Expr:
-        """``divisor`` of a complex ``/`` with Python's ZeroDivisionError where Python's complex
-        divides (scalars.complex_division_checked): the operands' kinds as ``python_checked`` takes
-        them, the locals they read flagged, for a divisor that may be zero."""
+    def complex_checked(self, node: ast.AST, symbol: str, operands: tuple[ir.Expr, ir.Expr], base: ir.Expr,
+                        right: ir.Expr) -> ir.Expr:
+        """``base`` of a complex ``/`` or ``**`` with Python's ZeroDivisionError where Python's
+        complex computes it (scalars.complex_checked): the operands' kinds as ``python_checked``
+        takes them, the locals they read flagged, where it may fail: a divisor not surely nonzero,
+        a power of a base not surely nonzero to an exponent not surely real and non-negative."""
         nodes = _operand_nodes(node)
-        if nodes is None or surely_nonzero(divisor):
-            return divisor
         lhs, rhs = operands
-        float64_divisor = rhs.dtype == "float64" and not rhs.weak
+        safe = surely_nonzero(right) if symbol == "/" else surely_nonzero(base) or not negative_power(rhs)
+        if nodes is None or safe:
+            return base
+        float64_right = rhs.dtype == "float64" and not rhs.weak
         if not (lhs.weak or self.local_numbers(nodes[0])) \
-                or not (rhs.weak or self.local_numbers(nodes[1]) or float64_divisor):
-            return divisor  # (NumPy's on every path)
+                or not (rhs.weak or self.local_numbers(nodes[1]) or float64_right):
+            return base  # (NumPy's on every path)
         names = {n for part in nodes for n in self.local_numbers(part)}
         self.lifter.divided.update(names)
         if self.scope.loop_vars:  # its flag must say the iteration's kind (Lifter.in_place_flags)
             for name in names:
                 self.lifter.dividing_loops.setdefault(name, set()).add(self.lifter.outer_loop)
         kinds = (self.operand_kind(nodes[0], lhs), self.operand_kind(nodes[1], rhs))
-        return complex_division_checked(self.lifter, kinds, float64_divisor, divisor, node)
+        return complex_checked(self.lifter, symbol, base, right, kinds, float64_right, node)
 
     def bitwise(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         """``& | ^ << >>`` of integers and bools, typed as numpy types them (two Python values: as

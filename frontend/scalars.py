@@ -485,23 +485,31 @@ def kind_checked(lifter, symbol: str, base: ir.Expr, divisor: ir.Expr, kinds: tu
 
 
 _COMPLEX_DIVISION_MESSAGE = _python_message(lambda: 1j / 0)
+_COMPLEX_POWER_MESSAGE = _python_message(lambda: 0j ** -1.0)
 _PYTHON_KINDS = (1, 2, 3, 4)  # frontend.returns python_kind: a Python int, float, bool, complex
 
 
-def complex_division_checked(lifter, kinds: tuple[ir.Expr | None, ir.Expr | None], float64_divisor: bool,
-                             divisor: ir.Expr, node: ast.AST) -> ir.Expr:
-    """``divisor`` (complex, the right operand of a ``/``) with Python's ZeroDivisionError where
-    ``complex.__truediv__`` divides (``kinds``: each operand's, None where NumPy's on every path):
-    two Python numbers, or a Python complex by an np.float64 (``float64_divisor``), a float
-    subclass that complex takes first (frontend.types ``complex_result``); NumPy's inf/nan elsewhere."""
+def complex_checked(lifter, symbol: str, base: ir.Expr, right: ir.Expr, kinds: tuple[ir.Expr | None, ir.Expr | None],
+                    float64_right: bool, node: ast.AST) -> ir.Expr:
+    """``base`` (the left operand of a complex ``/`` or ``**``, both converted to the complex
+    result) with CPython's ZeroDivisionError where Python's complex computes it (``kinds``: each
+    operand's, None where NumPy's on every path): two Python numbers, or a Python complex before an
+    np.float64 (``float64_right``), a float subclass that complex takes first (frontend.types
+    ``complex_result``).  ``/`` by 0, and 0 to a negative or complex power (``0j ** -1``, ``0j **
+    1j``; ``0j ** 0j`` is 1); NumPy's inf/nan elsewhere."""
     lhs_kind, rhs_kind = kinds
     if lhs_kind is None:
-        return divisor
+        return base
     by_python = False if rhs_kind is None else _kind_test(rhs_kind, _PYTHON_KINDS, True)
-    by_float64 = float64_divisor and _kind_test(lhs_kind, (4,), True)
-    zero = ir.Compare("==", divisor, ir.complex_const(0j, divisor.dtype, True))
-    fails = _all((_kind_test(lhs_kind, _PYTHON_KINDS, True), _any((by_python, by_float64)), zero))
-    return _checked(lifter, divisor, fails, _COMPLEX_DIVISION_MESSAGE, node)
+    by_float64 = float64_right and _kind_test(lhs_kind, (4,), True)
+    python = _all((_kind_test(lhs_kind, _PYTHON_KINDS, True), _any((by_python, by_float64))))
+    zero = ir.complex_const(0j, base.dtype, True)
+    if symbol == "/":
+        return _checked(lifter, base, _all((python, ir.Compare("==", right, zero))), _COMPLEX_DIVISION_MESSAGE, node)
+    part, real_zero = ir.COMPONENT[base.dtype], ir.Const(0.0, ir.COMPONENT[base.dtype], True)
+    real, imag = (ir.Call(which, (right,), part, True) for which in ("real", "imag"))
+    refused = ir.BoolOp("or", (ir.Compare("<", real, real_zero), ir.Compare("!=", imag, real_zero)))
+    return _checked(lifter, base, _all((python, ir.Compare("==", base, zero), refused)), _COMPLEX_POWER_MESSAGE, node)
 
 
 def negative_power(exponent: ir.Expr) -> bool:

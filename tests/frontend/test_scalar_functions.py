@@ -386,11 +386,23 @@ def complex_local_divided(x, n, z):
     return s / z
 
 
+def complex_local_powered(x, n, z):
+    """``s ** z`` of ``s = 0j``, as ``complex_local_divided``: Python's ZeroDivisionError for 0
+    to a negative or complex power where Python's complex computes it (cx53: nan+nanj)."""
+    s = 0j
+    for k in range(n):
+        if x[k] > 2.0:
+            s = x[k] * 1j
+    return s ** z
+
+
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("fn, calls", [
     (mean_of_local, [(4, 0, 0), (4, 2, 0), (4, 0, 3), (4, 3, 2)]),
     (complex_local_divided, [(4, 0, 0.0), (4, 2, 0j), (4, 0, np.float64(0.0)), (4, 3, np.float64(0.0)),
                              (4, 0, np.float32(0.0)), (4, 0, np.float64(2.0))]),
+    (complex_local_powered, [(4, 0, -1.0), (4, 0, 1j), (4, 0, np.float64(-1.0)), (4, 3, 1j),
+                             (4, 3, np.float64(0.5)), (4, 0, 0.5), (4, 0, 0j)]),
     (rms_windows, [(6, 0, 3), (6, 2, 3)]),
     (floor_of_local, [(4, 0, 0.0), (4, 2, 0.0), (4, 2, -0.0), (4, 3, 1.5)]),
     (modulo_of_local, [(4, 0, 0.0), (4, 0, 0), (4, 2, 0), (4, 3, 1.5)]),
