@@ -681,8 +681,9 @@ class ExpressionLifter:
             if (vtype(lhs).is_complex or vtype(rhs).is_complex) and not isinstance(op, (ast.Eq, ast.NotEq)):
                 raise self.lifter.error(node, "ordering comparison of complex values (a TypeError in Python "
                                         "and numba); compare abs(z) or z.real instead", "complex comparison")
-            common = comparison_type(lhs, rhs, promote(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
-            # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
+            common = comparison_type(lhs, rhs, complex_result(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
+            # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak), as
+            # a Python complex does an np.float64 (``0j == x[i]``: complex_result)
             part: ir.Expr = ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
                                        weak=common.weak)
             parts.append(_negative_python_int_first(_CMP[type(op)], lhs, rhs, part, common))

@@ -83,7 +83,7 @@ def promote(a: VType, b: VType) -> VType:
 
 
 def complex_result(a: VType, b: VType) -> VType:
-    """The type of ``a <op> b`` for + - * / ** where either is complex: ``promote``'s, but for a
+    """The type of ``a <op> b`` for + - * / ** == != where either is complex: ``promote``'s, but for a
     Python complex before an ``np.float64``, a subclass of ``float``: ``complex.__add__`` takes it
     before NumPy's reflected method is asked, so Python returns a Python complex (``0j +
     np.float64(1)``; ``np.float64(1) + 0j``, ``0j + np.float32(1)`` and ``0j + np.int64(1)`` are

@@ -127,11 +127,12 @@ def complex_sum(x, n):
     """``s += x[k]`` of a Python ``s = 0j``: Python's complex where ``x`` is float64, as
     ``complex.__add__`` takes an np.float64 (a float subclass) before NumPy is asked (cx53:
     np.complex128); NumPy's complex64 / complex128 of float32, int64 and complex64 elements, and
-    of ``x[0] + s``, whose np.float64 goes first."""
+    of ``x[0] + s``, whose np.float64 goes first; ``s == x[1]`` a Python bool where ``s`` is Python's
+    complex before an np.float64, else NumPy's."""
     s = 0j
     for k in range(n):
         s += x[k]
-    return s, s * x[0] - 1.5, x[0] + s, 2j / x[0]
+    return s, s * x[0] - 1.5, x[0] + s, 2j / x[0], s == x[1], 1j != x[0]
 
 
 def complex_choice(x, c):
