@@ -410,15 +410,21 @@ class ExpressionLifter:
             return divisor
         if not all(operand.weak or self.local_numbers(part) for part, operand in zip(nodes, operands)):
             return divisor  # (an element of an array: NumPy's on every path)
-        names = {n for part in nodes for n in self.local_numbers(part)}
-        self.lifter.divided.update(names)
-        if self.scope.loop_vars:  # its flag must say the iteration's kind (Lifter.in_place_flags)
-            for name in names:
-                self.lifter.dividing_loops.setdefault(name, set()).add(self.lifter.outer_loop)
+        self.flag_divided(nodes)
         kinds = tuple(self.operand_kind(part, operand) for part, operand in zip(nodes, operands))
         if any(kind is None for kind in kinds):
             return divisor
         return kind_checked(self.lifter, symbol, base, divisor, cast("tuple[ir.Expr, ir.Expr]", kinds), node)
+
+    def flag_divided(self, operands: tuple[ast.expr, ast.expr]) -> None:
+        """Flag the locals the ``operands`` of a checked division or power read (``Lifter.divided``),
+        with the flag set in place where the division stands in a loop that assigns the local
+        (``dividing_loops``, Lifter.in_place_flags): the check must see the iteration's kind."""
+        names = {n for part in operands for n in self.local_numbers(part)}
+        self.lifter.divided.update(names)
+        if self.scope.loop_vars:
+            for name in names:
+                self.lifter.dividing_loops.setdefault(name, set()).add(self.lifter.outer_loop)
 
     def may_raise(self, node: ast.AST, symbol: str, divisor: ir.Expr) -> bool:
         """Whether Python may raise ZeroDivisionError at ``node`` of two Python numbers: a division
@@ -530,11 +536,7 @@ class ExpressionLifter:
         if not (lhs.weak or self.local_numbers(nodes[0])) \
                 or not (rhs.weak or self.local_numbers(nodes[1]) or float64_right):
             return base  # (NumPy's on every path)
-        names = {n for part in nodes for n in self.local_numbers(part)}
-        self.lifter.divided.update(names)
-        if self.scope.loop_vars:  # its flag must say the iteration's kind (Lifter.in_place_flags)
-            for name in names:
-                self.lifter.dividing_loops.setdefault(name, set()).add(self.lifter.outer_loop)
+        self.flag_divided(nodes)
         kinds = (self.operand_kind(nodes[0], lhs), self.operand_kind(nodes[1], rhs))
         return complex_checked(self.lifter, symbol, base, right, kinds, float64_right, node)
 

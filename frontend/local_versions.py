@@ -450,16 +450,13 @@ def _meets_its_dtype(lifter, name: str, dtype: str, unheld: set[str]) -> bool:
             return False
         return not weak_observers(dtype, e.dtype) and not _may_be(e, unheld)
 
-    answers: dict[int, tuple[ir.Expr, bool]] = {}  # meets by shared node (one held set per call)
+    answers: dict[int, tuple[ir.Expr, bool]] = {}  # meets by shared node (ir.by_node; one held set per call)
     kinds: dict[int, tuple[ir.Expr, bool]] = {}  # _keeps_kind's, likewise
 
     def meets(e: ir.Expr, held: set[str]) -> bool:
         if dtype == "bool":  # (lifter.bool_sums: u + u, u + True, which the lifter writes as or)
             return bool(held & lifter.bool_sums) or _adds_python_bools(e, held)
-        known = answers.get(id(e))
-        if known is None or known[0] is not e:
-            known = answers[id(e)] = (e, meets_node(e, held))
-        return known[1]
+        return ir.by_node(answers, e, lambda e: meets_node(e, held))
 
     def meets_node(e: ir.Expr, held: set[str]) -> bool:
         parts = ir.children(e) if not isinstance(e, ir.Select) else (e.then, e.otherwise)
@@ -558,13 +555,10 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, returned: bool = Fal
     operations of a loop kept as written are read as statements are (before fe53 any read there
     counted as unlike: union-find's ``while eq[a] != a: a = eq[a]`` of an int64 ``eq``, the helper
     called with an int32 label, was refused)."""
-    answers: dict[tuple[int, bool], tuple[ir.Expr, bool]] = {}  # by shared node (ir.distinct_nodes)
+    answers: dict[bool, dict[int, tuple[ir.Expr, bool]]] = {True: {}, False: {}}  # by shared node
 
     def typed(e: ir.Expr, safe: bool) -> bool:
-        known = answers.get((id(e), safe))
-        if known is None or known[0] is not e:
-            known = answers[id(e), safe] = (e, typed_node(e, safe))
-        return known[1]
+        return ir.by_node(answers[safe], e, lambda e: typed_node(e, safe))
 
     def typed_node(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
@@ -643,10 +637,7 @@ def _keeps_kind(e: ir.Expr, names: set[str], memo: dict[int, tuple[ir.Expr, bool
     (wrong before fe53: the float64 sum in a loop kept as written).  ``memo``: answers by shared
     node for one ``names`` (a DAG's tree may be exponentially larger than it, cs53)."""
     if memo is not None:
-        known = memo.get(id(e))
-        if known is None or known[0] is not e:
-            known = memo[id(e)] = (e, _keeps_kind_node(e, names, memo))
-        return known[1]
+        return ir.by_node(memo, e, lambda e: _keeps_kind_node(e, names, memo))
     return _keeps_kind_node(e, names, None)
 
 
@@ -669,24 +660,20 @@ def _adds_python_bools(e: ir.Expr, names: set[str]) -> bool:
     2), NumPy's as a logical or (``np.True_ + np.True_`` is ``np.True_``), and a Python bool with
     a Python number gives a Python number where NumPy's gives its scalar.  With a NumPy value
     both compute as NumPy's bool (NEP 50: ``True + np.int8(1)`` is ``np.int8(2)``)."""
-    if isinstance(e, ir.BinOp) and e.op in _ARITHMETIC:
-        lhs, rhs = _keeps_kind(e.lhs, names), _keeps_kind(e.rhs, names)
-        if lhs and (rhs or _python_number(e.rhs)) or rhs and _python_number(e.lhs):
-            return True
-    if isinstance(e, ir.Unary) and e.op in ("neg", "invert") and _keeps_kind(e.operand, names):
-        return True
-    return any(_adds_python_bools(c, names) for c in ir.children(e))
+    kinds: dict[int, tuple[ir.Expr, bool]] = {}
+
+    def adds(n: ir.Expr) -> bool:
+        if isinstance(n, ir.BinOp) and n.op in _ARITHMETIC:
+            lhs, rhs = _keeps_kind(n.lhs, names, kinds), _keeps_kind(n.rhs, names, kinds)
+            return lhs and (rhs or _python_number(n.rhs)) or rhs and _python_number(n.lhs)
+        return isinstance(n, ir.Unary) and n.op in ("neg", "invert") and _keeps_kind(n.operand, names, kinds)
+    return any(adds(n) for n in ir.distinct_nodes(e))
 
 
 def _python_number(e: ir.Expr) -> bool:
     """Whether ``e`` may be a Python number: a weak value, or a constant (a literal that met the
     local's NumPy type is lifted in that type: ``s * 2.0`` of a float64 ``s``)."""
     return e.weak or constant_of(e) is not None
-
-
-def _reads(e: ir.Expr, name: str) -> bool:
-    """Whether ``e`` reads the local ``name``."""
-    return any(isinstance(n, ir.Load) and n.array == name and not n.index for n in ir.walk(e))
 
 
 def _returned_names(returns) -> set[str]:

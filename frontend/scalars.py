@@ -440,14 +440,9 @@ def division_checked(lifter, symbol: str, lhs: ir.Expr, rhs: ir.Expr, divisor: i
         return divisor
     if ints and nonzero is not None and nonzero():  # 7 // (i + 1) for i >= 0
         return divisor
-    zero = ir.Select(ir.Compare("==", divisor, ir.Const(0 if ints else 0.0, divisor.dtype, True)), ir.int_const(1),
-                     ir.int_const(0), ir.INT, True)
+    zero = ir.Compare("==", divisor, ir.Const(0 if ints else 0.0, divisor.dtype, True))
     message = _DIVMOD_MESSAGE if not ints and location_key(node) in lifter.source.divmods else _DIVISION_MESSAGES[key]
-    flag = ir.Check(zero, ir.int_const(1), "", 0, message=message + located(lifter, node),
-                    error="ZeroDivisionError")
-    # (a select of the divisor either way: the python target's Python float stays one, where
-    # ``d - np.float64(0)`` would make it a NumPy float, whose ``** 1000`` gives inf, not OverflowError)
-    return ir.Select(ir.Compare("==", flag, ir.int_const(0)), divisor, divisor, divisor.dtype, True)
+    return _checked(lifter, divisor, zero, message, node)  # (divisor is weak: both operands are Python's)
 
 
 #: Python's ZeroDivisionError of 0 to a negative power (ints and floats alike)
@@ -567,7 +562,9 @@ def _not(test: Test) -> Test:
 
 
 def _checked(lifter, value: ir.Expr, fails: Test, message: str, node: ast.AST) -> ir.Expr:
-    """``value`` with a ZeroDivisionError raised where ``fails`` holds (division_checked's form)."""
+    """``value`` with a ZeroDivisionError raised where ``fails`` holds: a select of ``value``
+    either way after the check (the python target's Python float stays one, where ``d -
+    np.float64(0)`` would make it a NumPy float, whose ``** 1000`` gives inf, not OverflowError)."""
     if fails is False:
         return value
     failed = ir.int_const(1) if fails is True else ir.Select(fails, ir.int_const(1), ir.int_const(0), ir.INT, True)

@@ -156,20 +156,16 @@ def _own_extents(op: rg.ForRange) -> list:
 
 def _unchecked(body: tuple[rg.Op, ...], var: str) -> tuple[rg.Op, ...]:
     """``body`` with each subscript that is ``var`` alone used directly (checked before the loop).
-    A node shared by several others stays shared (``rewritten``, by node: ir.distinct_nodes)."""
+    A node shared by several others stays shared (``rewritten``: ir.by_node)."""
     rewritten: dict[int, tuple[ir.Expr, ir.Expr]] = {}
 
     def expr(e: ir.Expr) -> ir.Expr:
-        known = rewritten.get(id(e))
-        if known is not None and known[0] is e:
-            return known[1]
-        result: ir.Expr
+        return ir.by_node(rewritten, e, rewrite)
+
+    def rewrite(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Index) and e.operand == ir.Var(var, ir.INT):
-            result = e.operand
-        else:
-            result = ir.map_children(e, expr)
-        rewritten[id(e)] = (e, result)
-        return result
+            return e.operand
+        return ir.map_children(e, expr)
 
     def op(o: rg.Op) -> rg.Op:
         if isinstance(o, rg.Assign):

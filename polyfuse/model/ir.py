@@ -10,8 +10,9 @@ and build them, and a complex constant is ``complex`` of two float constants (``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 
@@ -295,6 +296,19 @@ def distinct_nodes(*exprs: Expr):
         seen.add(id(node))
         yield node
         stack.extend(reversed(children(node)))
+
+
+_Answer = TypeVar("_Answer")
+
+
+def by_node(memo: dict[int, tuple[Expr, _Answer]], expr: Expr, answer: Callable[[Expr], _Answer]) -> _Answer:
+    """``answer(expr)``, computed once per distinct node (by identity, as ``distinct_nodes``) and
+    kept in ``memo``: a recursive question over a DAG then costs its nodes, not its tree.  The
+    node is kept beside its answer, so that a reused ``id`` is never mistaken for it."""
+    known = memo.get(id(expr))
+    if known is None or known[0] is not expr:
+        known = memo[id(expr)] = (expr, answer(expr))
+    return known[1]
 
 
 def affine_form(expr: Expr) -> dict[str | None, int] | None:
