@@ -134,6 +134,7 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options,
                            time_tile_atomic=options.time_tile_atomic(), parallel=options.outer_parallelism_enabled(),
                            pivot_block=pivot_block(), transpose_budget=options.transpose_tile_budget(),
                            line=machine().line, transpose_side=transpose_tile_side(),
+                           register_cache_budget=options.register_cache_budget(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
             # scalars expanded so loops could be reordered: the dependences the scheduler

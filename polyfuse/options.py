@@ -364,6 +364,15 @@ def tiled_wide() -> bool:
     return env_flag("POLYFUSE_TILED_WIDE", True)
 
 
+def register_tiles_wide() -> bool:
+    """``POLYFUSE_REGISTER_TILES_WIDE``: the functions of nests with register tiles
+    (passes/registers.py) prefer the CPU's widest vectors (backends.cpu.llvm, ``tiled_functions``),
+    the width their tiles are sized for (schedule/tiling.py: two vectors of ``simd_bytes``).
+    Default on; 0 leaves LLVM's preference (256 bits on Intel's AVX-512 cores, where a 4 x 16
+    tile became 16 half-width sums: docs/performance.md, *Session 40 (gm56)*)."""
+    return env_flag("POLYFUSE_REGISTER_TILES_WIDE", True)
+
+
 def tiled_twins() -> bool:
     """``POLYFUSE_TILED_TWINS``: a parallel region that runs a time-tiled nest gets a serial
     twin of its own (the same loops without the team's chunks and barriers) instead of a small
@@ -1093,6 +1102,14 @@ class Options:
             return 0
         return machine().l2 // 2
 
+    def register_cache_budget(self) -> int:
+        """Bytes of the cache tiles a register-tiled nest gets where ``tile`` gives it none: half
+        of L2, as ``tile_budget`` (schedule/tiling.py, ``cache_around_registers``); 0 without
+        register tiles or where ``POLYFUSE_REGISTER_CACHE_TILES=0``."""
+        if not self.register_tile_bytes() or not env_flag("POLYFUSE_REGISTER_CACHE_TILES", True):
+            return 0
+        return machine().l2 // 2
+
     def transpose_tile_budget(self) -> int:
         """Bytes of cache lines a transposing copy's square tile may touch: half of L1 (0: such
         nests run untiled): the cpu target, unless ``POLYFUSE_TRANSPOSE_TILES=0``."""
@@ -1259,6 +1276,8 @@ class Options:
                 + ("" if self.serial_fusion_enabled() else " serial_fusion=off")
                 + ("" if self.noop_versions_enabled() or self.target == "cuda" or self.fastmath
                    else " noop_versions=off")
+                + ("" if self.register_cache_budget() or not self.register_tile_bytes()
+                   else " register_cache_tiles=off")
                 + (f" transpose_tiles={self.transpose_tile_budget()}/{machine().line}/{transpose_tile_side()}"
                    if self.target == "cpu" else "")
                 + ("" if pivot_rows() == PIVOT_ROWS or self.target == "cuda" else f" pivot_rows={pivot_rows()}")

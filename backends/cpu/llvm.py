@@ -127,6 +127,7 @@ from polyfuse.options import (
     packed_twins,
     prefetch_bytes,
     rare_loops,
+    register_tiles_wide,
     row_alias_checks,
     row_heads,
     row_heads_alike,
@@ -933,6 +934,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         if phase.is_region:
             emitted += streamed_pair(module, program, params, phase, shared, math, region=True)
     tiled = set(tiled_functions(program, phases)) if tiled_wide() else set()
+    tiled |= set(register_tiled_functions(program, phases)) if register_tiles_wide() else set()
     text = wide_vector_functions(str(module), [cg.function.name for cg in emitted
                                                if cg.inline_math_used or cg.base_name in tiled
                                                or cg.checked_quotients])
@@ -1029,10 +1031,28 @@ def tiled_functions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[st
     256 bits preferred), one thread, heat-3d 1.13-1.16x, fdtd-2d 1.10-1.12x, jacobi-2d 1.07-1.09x,
     jacobi-1d 1.22-1.46x (docs/performance.md, *Stencils on Intel*).  The same for the phases of
     nests blocked for L1/L2 another way (``program.cache_blocked``: passes/pivot_rows.py)."""
-    names = []
     blocked = program.time_tiled | program.cache_blocked  # (pivot rows: Floyd-Warshall 1.02-1.16x)
+    return functions_running(program, phases, blocked)
+
+
+def register_tiled_functions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
+    """The functions (serial and region) of the phases that run register tiles
+    (passes/registers.py: statements into a local array marked ``register_tile``), which get
+    ``WIDE_VECTOR_BITS`` too (``POLYFUSE_REGISTER_TILES_WIDE=0``: LLVM's preference).  The tiles
+    are sized in vectors of the CPU's widest registers (schedule/tiling.py); at LLVM's 256 bits
+    on Intel's AVX-512 cores a 4 x 16 float64 tile ran as 16 half-width sums, twice the
+    multiplies and adds per term (gemm, ``blas=False``, one thread: docs/performance.md,
+    *Session 40 (gm56)*)."""
+    tiles = {a.name for a in program.arrays if a.register_tile}
+    tiled = frozenset(s.name for s in program.statements if s.array in tiles)
+    return functions_running(program, phases, tiled)
+
+
+def functions_running(program: LoopProgram, phases: tuple[Phase, ...], statements: frozenset[str]) -> tuple[str, ...]:
+    """The functions (serial and region) of the phases that run any of ``statements``."""
+    names = []
     for phase in phases:
-        if blocked and blocked.intersection(statements_in(phase.node)):
+        if statements and statements.intersection(statements_in(phase.node)):
             names.append(phase_name(program.name, phase))
             if phase.is_region:
                 names.append(phase_name(program.name, phase, region=True))

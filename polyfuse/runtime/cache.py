@@ -123,6 +123,7 @@ def cpu_key() -> str:
         product_twins,
         rare_loops,
         reciprocal_quotients,
+        register_tiles_wide,
         row_alias_checks,
         row_heads,
         row_heads_alike,
@@ -152,6 +153,7 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
     lsr += " product-twins" if product_twins() else ""
     lsr += "" if tiled_wide() else " tiled-narrow"
+    lsr += "" if register_tiles_wide() else " register-tiles-narrow"
     lsr += "" if tiled_load_pre() else " tiled-no-load-pre"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
     lsr += "" if row_heads_alike() or not row_heads() else " heads-apart"

@@ -68,7 +68,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     time_tile_atomic: bool = False, vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
                     chunked_sums: bool = False, pivot_block: int = 0, transpose_budget: int = 0,
-                    line: int = 64, transpose_side: int = 0) -> ScheduleResult:
+                    line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
@@ -80,7 +80,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     (``chunked_sums``: passes/private_sums will run) when the fused loop carries only sums of
     products.  ``transpose_budget`` (smart only): bytes of cache lines a square tile of a nest that
     copies between an array and its transpose may touch (0: such nests stay untiled);
-    ``transpose_side`` fixes its side."""
+    ``transpose_side`` fixes its side.  ``register_cache_budget``: bytes of the cache tiles a
+    register-tiled nest gets where it has none (0: none)."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -91,7 +92,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
                              serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums)
         body = fusion.run(ordered)
-        tiling = TilingPass(scop, deps, tile_budget, vector_bytes, transpose_budget, line, transpose_side)
+        tiling = TilingPass(scop, deps, tile_budget, vector_bytes, transpose_budget, line, transpose_side,
+                            register_cache_budget)
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling

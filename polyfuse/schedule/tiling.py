@@ -306,10 +306,12 @@ class TilingPass:
     with ``vector_bytes``, a register tile."""
 
     def __init__(self, scop, deps, budget_bytes: int, vector_bytes: int = 0, transpose_budget: int = 0,
-                 line: int = 64, transpose_side: int = 0) -> None:
+                 line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0) -> None:
         self.scop = scop
         self.deps = deps
         self.budget = budget_bytes
+        #: bytes the cache tiles around a register-tiled nest may use (0: none unless ``budget``)
+        self.register_cache_budget = register_cache_budget
         self.vector_bytes = vector_bytes
         self.transpose_budget = transpose_budget  # bytes of L1 a transposing copy's tile may use (0: off)
         self.line = line
@@ -357,10 +359,26 @@ class TilingPass:
         choice = choose_register_tile(self.scop, loops, node.statements, self.vector_bytes)
         if choice is None:
             return None
+        cached = self.cache_around_registers(node, loops)
+        if cached is not None:
+            node = replace(node, tile=cached.sizes)
+            choice = replace(choice, reason=f"{choice.reason}; inside cache tiles "
+                             f"{' x '.join(map(str, cached.sizes))} ({cached.reason})")
         if node.tile:  # register tiles must nest inside cache tiles
             tile = tuple(-(-c // r) * r for c, r in zip(node.tile, choice.sizes))
             node = replace(node, tile=tile)
         return replace(node, register_tile=register_tile_of(choice)), choice, self.register_decisions
+
+    def cache_around_registers(self, node, loops: tuple[str, ...]) -> TileChoice | None:
+        """Cache tiles for a register-tiled nest that has none (``register_cache_budget``).  Its
+        tiles sum in registers at the rate of the core's vector units only while their operands
+        come from L1/L2: untiled, gemm's tile rows streamed all of ``B`` from L3 once per 4 rows
+        (800 x 1000 x 900, ``blas=False``, one thread on an Intel VM: 100 ms against 58 with the
+        tiles, docs/performance.md *Session 40 (gm56)*).  Each element's terms keep their order
+        (the reduction's tiles run in order), so the results are unchanged bit for bit."""
+        if node.tile or not self.register_cache_budget or not tile_worthy(self.scop, node):
+            return None
+        return choose_tile_sizes(self.scop, loops, node.statements, self.register_cache_budget)
 
     def visit(self, body: tuple, wrap, choose) -> tuple:
         """Apply ``choose`` to every loop, outermost first, keeping only verified changes."""

@@ -127,6 +127,30 @@ def test_gram_matrix_tile_rows_stay_rows(target):
     assert np.array_equal(out, expected)
 
 
+@pytest.mark.parametrize("knob", ["1", "0"])
+def test_register_tiles_sit_in_cache_tiles_and_prefer_the_widest_vectors(monkeypatch, knob):
+    """A register-tiled nest without ``tile=True`` gets cache tiles around its register tiles
+    (``POLYFUSE_REGISTER_CACHE_TILES``) and its functions LLVM's widest vectors, the width the
+    tiles are sized for (``POLYFUSE_REGISTER_TILES_WIDE``); both 0: neither.  Bitwise the Python
+    function's results either way, across the cache tiles' edges (128 rows, terms and columns
+    with an L2 of 1 MiB)."""
+    monkeypatch.setenv("POLYFUSE_REGISTER_CACHE_TILES", knob)
+    monkeypatch.setenv("POLYFUSE_REGISTER_TILES_WIDE", knob)
+    monkeypatch.setenv("POLYFUSE_L2_BYTES", "1M")
+    rng = np.random.default_rng(7)
+    for ni, nk, nj in ((130, 9, 40), (5, 260, 270)):
+        C, A, B = _operands(rng, ni, nk, nj)
+        kernel = polyfuse.kernel(matmul, blas=False)
+        tile = next(r for r in _register_tiles(kernel, C, A, B) if "reductions" in r)
+        assert ("inside cache tiles 128 x 128 x 128" in tile["reason"]) is (knob == "1")
+        if polyfuse.options.vector_bytes() == 64:
+            assert ('"prefer-vector-width"="512"' in kernel.inspect_llvm(C, A, B)) is (knob == "1")
+        expected = C.copy()
+        matmul(expected, A, B)
+        kernel(C, A, B)
+        assert np.array_equal(C, expected)
+
+
 @settings(max_examples=25, deadline=None)
 @given(ni=st.integers(0, 21), nk=st.integers(0, 6), nj=st.integers(0, 40),
        dtype=st.sampled_from([np.float64, np.float32, np.int64]), threads=st.sampled_from([1, 2]))
