@@ -59,7 +59,6 @@ from polyfuse.schedule.accumulators import lift_accumulated_products
 from polyfuse.schedule.contraction import contract
 from polyfuse.schedule.overwritten import forward_overwritten
 from polyfuse.schedule.scheduler import choose_schedule
-from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
 __all__ = ["Stages", "compile_kernel", "compile_loop_program"]
 
@@ -135,6 +134,7 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options,
                            pivot_block=pivot_block(), transpose_budget=options.transpose_tile_budget(),
                            line=machine().line, transpose_side=transpose_tile_side(),
                            register_cache_budget=options.register_cache_budget(),
+                           register_sums=options.register_sums(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
             # scalars expanded so loops could be reordered: the dependences the scheduler
@@ -178,7 +178,7 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options,
     # register tiles keep their outputs in a small local array across the reduction loop
     if options.register_tile_bytes():
         program = stages.run_loop_pass("register promotion", promote_register_tiles, program,
-                                       max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
+                                       max_bytes=options.register_sums() * options.register_tile_bytes())
     # loops over whole rows of C-ordered arrays run as one loop (short last axes: (N, N, 3));
     # before the lanes and interleaving, which work on the innermost loop it makes
     if options.coalesce_rows():

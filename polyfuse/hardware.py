@@ -114,6 +114,12 @@ def simd_bytes() -> int:
     return 64 if "avx512f" in flags else 32 if "avx" in flags else 16
 
 
+def vector_registers(vector_bytes: int) -> int:
+    """Vector registers of the SIMD width ``vector_bytes``: 32 with AVX-512's 64-byte vectors,
+    16 with AVX's and SSE's (x86-64)."""
+    return 32 if vector_bytes >= 64 else 16
+
+
 @lru_cache(maxsize=1)
 def llvm_host() -> tuple[str, str]:
     """The host CPU as LLVM names it (``rocketlake``) and its feature string (``+avx2,+avx512f,...``),

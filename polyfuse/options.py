@@ -58,6 +58,20 @@ def vector_bytes() -> int:
     return int(text) if text else hardware.simd_bytes()
 
 
+def register_tile_sums(vector_bytes: int) -> int:
+    """``POLYFUSE_REGISTER_TILE_SUMS``: the vectors of sums a register tile keeps in registers
+    (schedule/tiling.py ``choose_register_tile``: 4 rows of a quarter of them each).  Default half
+    the vector registers of ``vector_bytes``' ISA: 16 with AVX-512 (4 x 4 vectors), 8 with AVX2
+    (4 x 2); the rest hold a row of the right operand, the broadcasts and the products.  A bad
+    value is an ArgumentError."""
+    text = os.environ.get("POLYFUSE_REGISTER_TILE_SUMS", "").strip()
+    if not text:
+        return hardware.vector_registers(vector_bytes) // 2
+    if not text.isdigit() or int(text) < 1:
+        raise ArgumentError(f"POLYFUSE_REGISTER_TILE_SUMS={text!r}: a positive number of vector registers")
+    return int(text)
+
+
 #: Inline math whose loops ran slower with 4 vectors side by side than with fewer on AVX-512 (znver4,
 #: one thread, 250 K float64 elements, min of 150 interleaved rounds; counts 1 / 2 / 4, ms): atan
 #: 0.280 / 0.313 / 0.332, asin 0.505 / 0.445 / 0.462, acos 0.508 / 0.459 / 0.507, asinh 0.751 /
@@ -1206,6 +1220,11 @@ class Options:
             return 0
         return vector_bytes()
 
+    def register_sums(self) -> int:
+        """Vectors of sums a register tile keeps (``register_tile_sums``; 0: no register tiles)."""
+        bytes_ = self.register_tile_bytes()
+        return register_tile_sums(bytes_) if bytes_ else 0
+
     def minmax_lane_bytes(self) -> int:
         """SIMD width max/min reductions are split into lanes for (polyfuse.lanes; 0: not split).
         Exact, so always on for CPU targets unless POLYFUSE_MINMAX_LANES=0."""
@@ -1264,7 +1283,7 @@ class Options:
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
-                f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
+                f"registers={self.register_tile_bytes()}x{self.register_sums()} lanes={self.minmax_lane_bytes()} "
                 f"interleave={self._interleave_key()} blocked_sums={self.reduction_block()} "
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
                 + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")

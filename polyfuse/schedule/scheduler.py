@@ -33,7 +33,7 @@ from polyfuse.schedule.isl_scheduler import (
 from polyfuse.schedule.legality import violations
 from polyfuse.schedule.locality import LocalityPass
 from polyfuse.schedule.outer_parallelism import pivot_blocked, propose
-from polyfuse.schedule.tiling import TilingPass
+from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS, TilingPass
 from polyfuse.schedule.time_tiling import FUSED_TILES_TEXT, not_applied, time_tile
 
 log = logging.getLogger("polyfuse")
@@ -68,7 +68,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     time_tile_atomic: bool = False, vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
                     chunked_sums: bool = False, pivot_block: int = 0, transpose_budget: int = 0,
-                    line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0) -> ScheduleResult:
+                    line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0,
+                    register_sums: int = REGISTER_TILE_VECTORS) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
@@ -81,7 +82,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     products.  ``transpose_budget`` (smart only): bytes of cache lines a square tile of a nest that
     copies between an array and its transpose may touch (0: such nests stay untiled);
     ``transpose_side`` fixes its side.  ``register_cache_budget``: bytes of the cache tiles a
-    register-tiled nest gets where it has none (0: none)."""
+    register-tiled nest gets where it has none (0: none); ``register_sums``: the vectors of sums
+    a register tile holds."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -93,7 +95,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                              serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums)
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget, vector_bytes, transpose_budget, line, transpose_side,
-                            register_cache_budget)
+                            register_cache_budget, register_sums)
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling

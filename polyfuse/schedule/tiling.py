@@ -181,17 +181,23 @@ class RegisterTileChoice:
     reason: str
 
 
-REGISTER_TILE_VECTORS = 8  # accumulator registers a tile may hold (of 16 AVX2 / 32 AVX-512)
+#: vectors of sums a tile holds where the caller gives none (half of AVX2's 16 registers);
+#: options.register_tile_sums gives half of the ISA's registers: 16 with AVX-512
+REGISTER_TILE_VECTORS = 8
 UNROLL = 4  # rows of a register tile (the loop next to the vector loop)
 
 
-def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes: int) -> RegisterTileChoice | None:
+def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes: int,
+                         sums: int = REGISTER_TILE_VECTORS) -> RegisterTileChoice | None:
     """Outputs of the nest tiled in registers around its reduction loops, or None.
 
     The innermost loop must index the last subscript of every write with stride 1 (the vector
-    loop); the reduction loops are those no write depends on.  The tile is two vectors wide and
-    ``UNROLL`` rows high (the next output loop), so each input value loaded is used several
-    times: one-row tiles only save an L1 load and store and lose the row-wise streaming order.
+    loop); the reduction loops are those no write depends on.  The tile is ``UNROLL`` rows high
+    (the next output loop) and ``sums / UNROLL`` vectors wide (at least two), so each input value
+    loaded is used several times: one-row tiles only save an L1 load and store and lose the
+    row-wise streaming order.  Wider rows pay where registers allow (``sums`` 16 with AVX-512's
+    32): each term of a row is one broadcast for all its vectors' multiplies and adds
+    (docs/performance.md, *Session 40 (gm56)*).
     The tile must be promotable to registers (polyfuse.registers): each written array is read
     only at the written element, and the tile's extent does not depend on the reduction loops.
     """
@@ -215,10 +221,12 @@ def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes:
         return None
     widest = max(itemsize(scop, array) for array, _ in writes)
     lanes = max(1, vector_bytes // widest)
-    sizes = {vector: 2 * lanes, outputs[-2]: max(1, min(UNROLL, REGISTER_TILE_VECTORS // 2))}
+    vectors = max(2, sums // UNROLL)
+    rows = max(1, min(UNROLL, sums // vectors))
+    sizes = {vector: vectors * lanes, outputs[-2]: rows}
     chosen = tuple(sizes.get(v, 1) for v in loops)
     return RegisterTileChoice(loops, chosen, reductions,
-                              f"outputs kept in {REGISTER_TILE_VECTORS} vector registers across "
+                              f"outputs kept in {rows * vectors} vector registers across "
                               f"{', '.join(reductions)}")
 
 
@@ -306,12 +314,14 @@ class TilingPass:
     with ``vector_bytes``, a register tile."""
 
     def __init__(self, scop, deps, budget_bytes: int, vector_bytes: int = 0, transpose_budget: int = 0,
-                 line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0) -> None:
+                 line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0,
+                 register_sums: int = REGISTER_TILE_VECTORS) -> None:
         self.scop = scop
         self.deps = deps
         self.budget = budget_bytes
         #: bytes the cache tiles around a register-tiled nest may use (0: none unless ``budget``)
         self.register_cache_budget = register_cache_budget
+        self.register_sums = register_sums  # vectors of sums per register tile
         self.vector_bytes = vector_bytes
         self.transpose_budget = transpose_budget  # bytes of L1 a transposing copy's tile may use (0: off)
         self.line = line
@@ -356,7 +366,7 @@ class TilingPass:
         if node.tile and len(chain) != len(node.tile):
             return None
         loops = tuple(c.members[0].var for c in chain)
-        choice = choose_register_tile(self.scop, loops, node.statements, self.vector_bytes)
+        choice = choose_register_tile(self.scop, loops, node.statements, self.vector_bytes, self.register_sums)
         if choice is None:
             return None
         cached = self.cache_around_registers(node, loops)

@@ -78,7 +78,33 @@ def test_register_tiles_are_reported_apart_from_the_kernels_own_arrays():
     C, A, B = _operands(rng, 8, 5, 32)
     memory = polyfuse.kernel(matmul, blas=False).local_memory(C, A, B)
     assert memory["allocated"] == {} and memory["declared"] == {}
-    assert sorted(memory["register tiles"].values()) == [4 * 2 * (polyfuse.options.vector_bytes() // 8) * 8]
+    sums = polyfuse.options.register_tile_sums(polyfuse.options.vector_bytes())
+    assert sorted(memory["register tiles"].values()) == [sums * polyfuse.options.vector_bytes()]
+
+
+@pytest.mark.parametrize("sums", ["", "8", "16"])
+def test_register_tile_width_follows_the_vector_registers(monkeypatch, sums):
+    """4 rows of half the ISA's vector registers (``POLYFUSE_REGISTER_TILE_SUMS`` sets the
+    count): 4 x 2 vectors with AVX2's 16 registers, 4 x 4 with AVX-512's 32; the same sums as
+    the Python function at widths around the tile's (partial tiles on both loops)."""
+    monkeypatch.setenv("POLYFUSE_REGISTER_TILE_SUMS", sums)
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    rng = np.random.default_rng(8)
+    for nj in (16, 31, 32, 70):
+        C, A, B = _operands(rng, 10, 6, nj)
+        kernel = polyfuse.kernel(matmul, blas=False)
+        tile = next(r for r in _register_tiles(kernel, C, A, B) if "reductions" in r)
+        assert tile["sizes"] == (4, 1, 8 * (2 if sums == "8" else 4))
+        expected = C.copy()
+        matmul(expected, A, B)
+        kernel(C, A, B)
+        assert np.array_equal(C, expected)
+
+
+def test_a_bad_register_tile_sums_setting_is_an_argument_error(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_REGISTER_TILE_SUMS", "many")
+    with pytest.raises(polyfuse.ArgumentError, match="POLYFUSE_REGISTER_TILE_SUMS"):
+        polyfuse.options.register_tile_sums(64)
 
 
 @pytest.mark.parametrize("registers", [True, False])
