@@ -462,24 +462,27 @@ class SharedPython:
     so that the caller can check that ``prefix`` names nothing else."""
 
     def __init__(self, roots: Sequence[Expr], prefix: str, serial: Iterator[int]) -> None:
+        self.names: set[str] = set()
         parents: dict[int, int] = {}
-        for node in distinct_nodes(*roots):
-            for child in children(node):
-                parents[id(child)] = parents.get(id(child), 0) + 1
         for root in roots:
             parents[id(root)] = parents.get(id(root), 0) + 1
+        for node in distinct_nodes(*roots):
+            if isinstance(node, Var):
+                self.names.add(node.name)
+            elif isinstance(node, (Load, Index)):
+                self.names.add(node.array)
+            for child in children(node):
+                if not isinstance(child, (Const, Var)):  # (written as they are)
+                    parents[id(child)] = parents.get(id(child), 0) + 1
         self.shared = {key for key, count in parents.items() if count > 1}
         self.prefix, self.serial = prefix, serial
         self.known: dict[int, tuple[Expr, str, tuple[int, ...]]] = {}  # node -> (node, name, arm)
         self.arm: tuple[int, ...] = ()
         self.arms = itertools.count()
-        self.names: set[str] = set()
 
     def render(self, expr: Expr) -> str:
-        if isinstance(expr, Var):
-            self.names.add(expr.name)
-        elif isinstance(expr, (Load, Index)):
-            self.names.add(expr.array)
+        if not self.shared:  # (nothing to name: the tree walk's text)
+            return to_python(expr)
         if id(expr) not in self.shared or isinstance(expr, (Const, Var)):
             return self._rule(expr)
         known = self.known.get(id(expr))
