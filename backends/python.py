@@ -10,6 +10,7 @@ import cmath
 import functools
 import linecache
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import count
@@ -54,8 +55,7 @@ def parameters(program: LoopProgram) -> tuple[str, ...]:
 def compile_python(program: LoopProgram) -> PythonKernel:
     params = parameters(program)
     lines = [f"def {program.name}({', '.join(params)}):"]
-    body: list[str] = []
-    _emit(program.root, program, 1, body)
+    body = _body(program, set(params))
     lines += body or ["    pass"]
     source = "\n".join(lines) + "\n"
     filename = f"<polyfuse-python-{program.name}-{next(_serial)}>"
@@ -66,6 +66,40 @@ def compile_python(program: LoopProgram) -> PythonKernel:
                        "_check": check_at_run_time}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     return PythonKernel(source, params, namespace[program.name])
+
+
+def _body(program: LoopProgram, params: set[str]) -> list[str]:
+    """The function's lines, shared operands named ``_pf_v<n>`` (``_Text``), or with a longer
+    prefix where a name of the program's starts with that one."""
+    prefix = "_pf_v"
+    while True:
+        text = _Text(prefix)
+        body: list[str] = []
+        _emit(program.root, program, 1, body, text)
+        if not any(name.startswith(prefix) for name in text.names | params):
+            return body
+        prefix += "_"
+
+
+class _Text:
+    """Renders each line's expressions (``ir.SharedPython``: a shared operand computed once);
+    ``names``: every name the lines use besides the shared operands' (``_body`` checks them)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.serial = count()
+        self.names: set[str] = set()
+
+    def line(self, *exprs: ir.Expr) -> list[str]:
+        """``exprs`` as they evaluate in one line of code, in that order."""
+        shared = ir.SharedPython(exprs, self.prefix, self.serial)
+        texts = [shared.render(e) for e in exprs]
+        self.names |= shared.names
+        return texts
+
+    def region(self, lines: list[str]) -> list[str]:
+        self.names.update(name for line in lines for name in re.findall(r"[A-Za-z_]\w*", line))
+        return lines
 
 
 def index_at_run_time(value, extent: int, array: str, axis: int, when: bool = True, *,
@@ -94,50 +128,54 @@ def index_message(value: int, extent: int | None, array: str, axis: int) -> str:
     return f"index {value} is out of bounds for axis {axis} of {array!r}{size}"
 
 
-def _emit(node: Node, program: LoopProgram, depth: int, out: list[str]) -> None:
-    _EMITTERS[type(node)](node, program, depth, out)
+def _emit(node: Node, program: LoopProgram, depth: int, out: list[str], text: _Text) -> None:
+    _EMITTERS[type(node)](node, program, depth, out, text)
 
 
-def _emit_block(node: Block, program, depth, out) -> None:
+def _emit_block(node: Block, program, depth, out, text) -> None:
     for child in node.children:
-        _emit(child, program, depth, out)
+        _emit(child, program, depth, out, text)
 
 
-def _emit_for(node: For, program, depth, out) -> None:
+def _emit_for(node: For, program, depth, out, text) -> None:
     pad = "    " * depth
+    text.names.add(node.iterator)
     bound = exclusive_bound(node)
     if bound is not None:
         step = f", {node.step}" if node.step != 1 else ""
-        out.append(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
-                   f"{ir.to_python(bound)}{step}):")
-        _emit(node.body, program, depth + 1, out)
+        init, stop = text.line(node.init, bound)
+        out.append(f"{pad}for {node.iterator} in range({init}, {stop}{step}):")
+        _emit(node.body, program, depth + 1, out, text)
         return
-    out.append(f"{pad}{node.iterator} = {ir.to_python(node.init)}")
-    out.append(f"{pad}while {ir.to_python(node.cond)}:")
-    _emit(node.body, program, depth + 1, out)
+    out.append(f"{pad}{node.iterator} = {text.line(node.init)[0]}")
+    out.append(f"{pad}while {text.line(node.cond)[0]}:")
+    _emit(node.body, program, depth + 1, out, text)
     out.append(f"{pad}    {node.iterator} += {node.step}")
 
 
-def _emit_if(node: If, program, depth, out) -> None:
+def _emit_if(node: If, program, depth, out, text) -> None:
     pad = "    " * depth
-    out.append(f"{pad}if {ir.to_python(node.cond)}:")
-    _emit(node.then, program, depth + 1, out)
+    out.append(f"{pad}if {text.line(node.cond)[0]}:")
+    _emit(node.then, program, depth + 1, out, text)
     if node.otherwise is not None:
         out.append(f"{pad}else:")
-        _emit(node.otherwise, program, depth + 1, out)
+        _emit(node.otherwise, program, depth + 1, out, text)
 
 
-def _emit_stmt(node: StmtCall, program, depth, out) -> None:
+def _emit_stmt(node: StmtCall, program, depth, out, text) -> None:
     pad = "    " * depth
     stmt = program.statement(node.statement)
     for var, value in zip(stmt.iterators, node.args):
-        out.append(f"{pad}{isl_name(var)} = {ir.to_python(value)}")
+        text.names.add(isl_name(var))
+        out.append(f"{pad}{isl_name(var)} = {text.line(value)[0]}")
     if stmt.region is not None:  # a loop kept as written (model/region.py)
         out.append(f"{pad}# {stmt.name}: {stmt.region.reason}, line {stmt.region.line}")
-        out.extend(render_region(stmt.region.body, depth))
+        out.extend(text.region(render_region(stmt.region.body, depth)))
         return
-    index = ", ".join(ir.to_python(i) for i in stmt.index) if stmt.index else "()"
-    out.append(f"{pad}{stmt.array}[{index}] = {ir.to_python(stmt.value)}  # {stmt.name}")
+    value, *index = text.line(stmt.value, *stmt.index)  # (Python evaluates the value first)
+    text.names.add(stmt.array)
+    out.append(f"{pad}{stmt.array}[{', '.join(index) if index else '()'}] = {value}  # {stmt.name}")
 
 
-_EMITTERS: dict[type, Callable[[Any, LoopProgram, int, list[str]], None]] = {Block: _emit_block, For: _emit_for, If: _emit_if, StmtCall: _emit_stmt}
+_EMITTERS: dict[type, Callable[[Any, LoopProgram, int, list[str], _Text], None]] = {
+    Block: _emit_block, For: _emit_for, If: _emit_if, StmtCall: _emit_stmt}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from polyfuse.backends.cpu.phases import chain_decisions, plan_phases
+from polyfuse.backends.cpu.phases import phase_plan
 from polyfuse.backends.cpu.quotients import BLOCK, checked_quotients
 from polyfuse.errors import PolyfuseError
 from polyfuse.model.ir import to_python
@@ -34,7 +34,7 @@ class Explanation:
         stages = variant.stages
         scop, deps, sched = stages["lift"], stages["dependences"], stages["schedule"]
         program = stages["loop ast"]
-        phases = plan_phases(program)
+        phases, chains = _phase_plan(variant.backend, program)
         return cls((
             ("options", options.key()),
             ("statements", [_statement(s) for s in scop.statements]),
@@ -81,7 +81,7 @@ class Explanation:
             *((("exact quotients", quotients),)
               if options.target == "cpu" and (quotients := _exact_quotients(program)) else ()),
             *((("phase chains", [asdict(d) for d in chains]),)
-              if options.target == "cpu" and (chains := chain_decisions(program)) else ()),
+              if options.target == "cpu" and chains else ()),
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),
@@ -207,6 +207,15 @@ def _exact_quotients(program) -> list[dict[str, Any]]:
     return [{"loop": loop.iterator, "divisors": [display_names(to_python(d)) for d in divisors], "why": why}
             for loop in nodes(program.root) if isinstance(loop, For)
             and (divisors := checked_quotients(program, loop))]
+
+
+def _phase_plan(backend, program) -> tuple[tuple, tuple]:
+    """The phases and chain decisions the cpu backend planned and kept in its artifact; planned
+    here for another target (the backend's plan is the one its code runs, and planning costs)."""
+    artifact = getattr(backend, "artifact", None)
+    if artifact is not None and hasattr(artifact, "chains"):
+        return artifact.phases, artifact.chains
+    return phase_plan(program)
 
 
 def _row_chunked(phases) -> list[dict[str, Any]]:

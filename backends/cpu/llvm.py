@@ -71,7 +71,7 @@ from polyfuse.backends.cpu.parallel import (
 )
 from polyfuse.backends.cpu.phases import (
     Phase,
-    plan_phases,
+    phase_plan,
     region_groups,
     region_level,
     region_role,
@@ -894,6 +894,7 @@ class LLVMArtifact:
     streamed: tuple[tuple[str, str], ...] = ()
     stream_bytes: int = 0  # options.stream_store_bytes() when the kernel was compiled
     prefetch: int = 0  # options.prefetch_bytes() when the kernel was compiled
+    chains: tuple = ()  # the chain decisions of the phases' plan (``phase_plan``), for explain()
 
     @functools.cached_property
     def optimized_ir(self) -> str:
@@ -916,7 +917,7 @@ def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
 
 def generate(program: LoopProgram, options) -> LLVMArtifact:
     """LLVM IR for ``program`` for the host CPU (each function is optimised when it first runs)."""
-    phases = plan_phases(program)
+    phases, chains = phase_plan(program)
     shared = shared_scalars(program)
     params = signature(program, shared)
     module = ll.Module(name=program.name)
@@ -956,7 +957,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
                                                                                    streamed),
                         twins=tuple((phase_name(program.name, p), phase_name(program.name, p, region=True))
                                     for p in twins), streamed=streamed, stream_bytes=stream_store_bytes(),
-                        prefetch=prefetch_bytes())
+                        prefetch=prefetch_bytes(), chains=chains)
 
 
 def streamed_pair(module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,

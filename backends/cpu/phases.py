@@ -113,7 +113,14 @@ def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
     """One phase per top-level node, then consecutive serial phases joined (``join_serial``),
     runs of parallel and serial phases as one region (``join_regions``, off by default), then
     consecutive parallel phases over the same rows chained (backends/cpu/chains.py)."""
-    return pair_products(program, plan_chains(program, join_regions(program, join_serial(program, _phases(program))))[0])
+    return phase_plan(program)[0]
+
+
+def phase_plan(program: LoopProgram) -> tuple[tuple[Phase, ...], tuple]:
+    """``plan_phases`` and ``chain_decisions`` from one planning: the backend keeps both in its
+    artifact, so that explain() reads them instead of planning the phases twice more."""
+    phases, chains = plan_chains(program, join_regions(program, join_serial(program, _phases(program))))
+    return pair_products(program, phases), chains
 
 
 def pair_products(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
@@ -173,7 +180,7 @@ def _control_names(node: Node) -> set[str]:
 
 def chain_decisions(program: LoopProgram) -> tuple:
     """The chains ``plan_phases`` makes, as records (explain())."""
-    return plan_chains(program, join_regions(program, join_serial(program, _phases(program))))[1]
+    return phase_plan(program)[1]
 
 
 def join_regions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:

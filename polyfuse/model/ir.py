@@ -10,9 +10,10 @@ and build them, and a complex constant is ``complex`` of two float constants (``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -341,11 +342,18 @@ def affine_form(expr: Expr) -> dict[str | None, int] | None:
 
 
 def to_python(expr: Expr) -> str:
-    """Render as Python source with the same meaning (used by the Python backend and explain)."""
-    return _PY_RENDER[type(expr)](expr)
+    """Render as Python source with the same meaning (used by the Python backend and explain).
+    A tree walk: an operand shared by several nodes is written at each (``SharedPython`` writes
+    it once)."""
+    return _PY_RENDER[type(expr)](expr, to_python)
 
 
-def _render_const(e: Const) -> str:
+#: a rule renders one node, its sub-expressions through ``sub`` (``to_python`` or a
+#: ``SharedPython``'s ``render``), in the order Python evaluates them in the text it makes
+_Sub = Callable[[Expr], str]
+
+
+def _render_const(e: Const, sub: _Sub) -> str:
     if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
         return f"float({str(e.value)!r})"  # inf and nan have no literal
     if not e.weak and e.dtype in INT_DTYPES and isinstance(e.value, int):
@@ -358,32 +366,32 @@ def _render_const(e: Const) -> str:
     return repr(e.value)
 
 
-def _render_load(e: Load) -> str:
+def _render_load(e: Load, sub: _Sub) -> str:
     if not e.index:
         return f"{e.array}[()]"
-    return f"{e.array}[{', '.join(to_python(i) for i in e.index)}]"
+    return f"{e.array}[{', '.join(sub(i) for i in e.index)}]"
 
 
-def _render_binop(e: BinOp) -> str:
+def _render_binop(e: BinOp, sub: _Sub) -> str:
     if e.op in ("min", "max"):
-        return f"{e.op}({to_python(e.lhs)}, {to_python(e.rhs)})"
-    return f"({to_python(e.lhs)} {e.op} {to_python(e.rhs)})"
+        return f"{e.op}({sub(e.lhs)}, {sub(e.rhs)})"
+    return f"({sub(e.lhs)} {e.op} {sub(e.rhs)})"
 
 
-def _render_unary(e: Unary) -> str:
+def _render_unary(e: Unary, sub: _Sub) -> str:
     if e.op == "neg":
-        return f"(-{to_python(e.operand)})"
+        return f"(-{sub(e.operand)})"
     if e.op == "not":
-        return f"(not {to_python(e.operand)})"
+        return f"(not {sub(e.operand)})"
     if e.op == "invert":
-        return f"(~{to_python(e.operand)})"
+        return f"(~{sub(e.operand)})"
     if e.op == "numpy_abs":  # NumPy's own array loop on one element: whatever it computes here
-        return f"_np.absolute(_np.array([{to_python(e.operand)}], _np.{e.operand.dtype}))[0]"
-    return f"abs({to_python(e.operand)})"
+        return f"_np.absolute(_np.array([{sub(e.operand)}], _np.{e.operand.dtype}))[0]"
+    return f"abs({sub(e.operand)})"
 
 
-def _render_call(e: Call) -> str:
-    args = ", ".join(to_python(a) for a in e.args)
+def _render_call(e: Call, sub: _Sub) -> str:
+    args = ", ".join(sub(a) for a in e.args)
     if e.func == "complex":  # complex(re, im), in numpy's width when strong
         return f"complex({args})" if e.weak else f"_np.{e.dtype}(complex({args}))"
     if e.lib == "math":  # Python float results
@@ -393,8 +401,8 @@ def _render_call(e: Call) -> str:
     return f"_np.{funcs.np_name(e.func)}({args})"
 
 
-def _render_cast(e: Cast) -> str:
-    operand = to_python(e.operand)
+def _render_cast(e: Cast, sub: _Sub) -> str:
+    operand = sub(e.operand)
     if e.operand.dtype in INT_DTYPES and e.dtype in INT_DTYPES and not _holds(e.dtype, e.operand.dtype):
         # the operand may be a Python int at run time (an int argument, a size, a literal), where
         # NumPy's constructor raises if it does not fit (np.uint8(300)): first the NumPy integer
@@ -414,21 +422,94 @@ def _holds(dtype: str, other: str) -> bool:
     return mine.min <= theirs.min and theirs.max <= mine.max
 
 
-_PY_RENDER = {
+def _render_select(e: Select, sub: _Sub) -> str:
+    cond = sub(e.cond)  # (Python evaluates the condition first)
+    return f"({sub(e.then)} if {cond} else {sub(e.otherwise)})"
+
+
+_PY_RENDER: dict[type, Callable[[Any, _Sub], str]] = {
     Const: _render_const,
-    Var: lambda e: e.name,
+    Var: lambda e, sub: e.name,
     Load: _render_load,
     BinOp: _render_binop,
     Unary: _render_unary,
-    Compare: lambda e: f"({to_python(e.lhs)} {e.op} {to_python(e.rhs)})",
-    BoolOp: lambda e: "(" + f" {e.op} ".join(to_python(v) for v in e.values) + ")",
-    Select: lambda e: f"({to_python(e.then)} if {to_python(e.cond)} else {to_python(e.otherwise)})",
+    Compare: lambda e, sub: f"({sub(e.lhs)} {e.op} {sub(e.rhs)})",
+    BoolOp: lambda e, sub: "(" + f" {e.op} ".join(sub(v) for v in e.values) + ")",
+    Select: _render_select,
     Call: _render_call,
     Cast: _render_cast,
-    Index: lambda e: f"_index({to_python(e.operand)}, {to_python(e.extent)}, {e.array!r}, {e.axis}"
-                     + ("" if e.when is None else f", {to_python(e.when)}") + ")",
-    Check: lambda e: f"_check({to_python(e.operand)}, {e.message!r}, {e.error!r})",
+    Index: lambda e, sub: f"_index({sub(e.operand)}, {sub(e.extent)}, {e.array!r}, {e.axis}"
+                          + ("" if e.when is None else f", {sub(e.when)}") + ")",
+    Check: lambda e, sub: f"_check({sub(e.operand)}, {e.message!r}, {e.error!r})",
 }
+
+
+class SharedPython:
+    """Python text of expressions in which each shared operand is computed once.
+
+    The frontend shares operands among nodes (``int(x)`` tests one ``x`` about ten times:
+    ``distinct_nodes``), so ``to_python``'s tree walk writes a nest of ``int(round(...))``
+    exponentially often (depth 5: 1.2 MB of source for one statement, seconds in ``compile``).
+    Here a node reached more than once is written once, as ``(NAME := text)``, and later as
+    ``NAME`` where that first value is computed on every path that reaches the later one: in
+    the same branch arm or one inside it (``arm``: a ``Select``'s branches and a ``BoolOp``'s
+    later operands are arms, evaluated only sometimes), as the LLVM emitter reuses its values
+    (backends/cpu/llvm_exprs.ExprEmitter.emit).  Elsewhere it is computed again (and named
+    again).  One instance renders one line of code (its expressions evaluate together, in the
+    order ``render`` is called: a store's value before its subscripts); nodes evaluate to the
+    same value wherever they stand in it (no store runs within a line).  Constants and
+    variables are written as they are.  ``names`` lists every variable and array name rendered,
+    so that the caller can check that ``prefix`` names nothing else."""
+
+    def __init__(self, roots: Sequence[Expr], prefix: str, serial: Iterator[int]) -> None:
+        self.names: set[str] = set()
+        parents: dict[int, int] = {}
+        for root in roots:
+            parents[id(root)] = parents.get(id(root), 0) + 1
+        for node in distinct_nodes(*roots):
+            if isinstance(node, Var):
+                self.names.add(node.name)
+            elif isinstance(node, (Load, Index)):
+                self.names.add(node.array)
+            for child in children(node):
+                if not isinstance(child, (Const, Var)):  # (written as they are)
+                    parents[id(child)] = parents.get(id(child), 0) + 1
+        self.shared = {key for key, count in parents.items() if count > 1}
+        self.prefix, self.serial = prefix, serial
+        self.known: dict[int, tuple[Expr, str, tuple[int, ...]]] = {}  # node -> (node, name, arm)
+        self.arm: tuple[int, ...] = ()
+        self.arms = itertools.count()
+
+    def render(self, expr: Expr) -> str:
+        if not self.shared:  # (nothing to name: the tree walk's text)
+            return to_python(expr)
+        if id(expr) not in self.shared or isinstance(expr, (Const, Var)):
+            return self._rule(expr)
+        known = self.known.get(id(expr))
+        if known is not None and known[0] is expr and known[2] == self.arm[:len(known[2])]:
+            return known[1]
+        text = self._rule(expr)
+        name = f"{self.prefix}{next(self.serial)}"
+        self.known[id(expr)] = (expr, name, self.arm)
+        return f"({name} := {text})"
+
+    def _rule(self, expr: Expr) -> str:
+        if isinstance(expr, Select):
+            cond = self.render(expr.cond)
+            then, otherwise = (self._in_arm(branch) for branch in (expr.then, expr.otherwise))
+            return f"({then} if {cond} else {otherwise})"
+        if isinstance(expr, BoolOp):
+            first, *rest = expr.values
+            return "(" + f" {expr.op} ".join([self.render(first), *(self._in_arm(v) for v in rest)]) + ")"
+        return _PY_RENDER[type(expr)](expr, self.render)
+
+    def _in_arm(self, expr: Expr) -> str:
+        """``expr``'s text where it is evaluated only sometimes (a branch, a later operand)."""
+        saved, self.arm = self.arm, (*self.arm, next(self.arms))
+        try:
+            return self.render(expr)
+        finally:
+            self.arm = saved
 
 
 def map_children(expr: Expr, fn) -> Expr:

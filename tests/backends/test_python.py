@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+import pytest
 from polyfuse.backends.python import compile_python, parameters
 
 import polyfuse
+from polyfuse.model import ir
 
 
 def saxpy(n, a, X, Y):
@@ -75,3 +79,41 @@ def test_decorator_forms():
     A = np.zeros(3)
     configured(3, A)
     assert list(A) == [2.0] * 3
+
+
+def nested_rounds(x, out):
+    for i in range(x.shape[0]):
+        out[i] = float(int(round(float(int(round(float(int(round(float(int(round(x[i]))))))))))))
+
+
+def test_shared_operands_are_written_once():
+    """``int(x)`` tests one ``x`` about ten times (NaN, infinities, range): a tree walk wrote four
+    nested ``int(round(...))`` as 1.2 MB of source; each shared operand is computed once now."""
+    k = polyfuse.kernel(nested_rounds, target="python")
+    x = np.array([0.5, 1.5, 2.5, -0.5, -2.7])
+    out, expected = np.zeros(5), np.zeros(5)
+    k(x, out)
+    nested_rounds(x, expected)
+    assert out.tolist() == expected.tolist()
+    assert len(k.compile(x, out).backend.source) < 20_000
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        k(np.array([1.0, np.nan]), np.zeros(2))
+    with pytest.raises(OverflowError):
+        k(np.array([1e300]), np.zeros(1))
+
+
+def test_a_value_named_in_one_branch_is_computed_again_after_it():
+    """A shared operand first computed in a branch that may not run is computed again where it
+    is needed outside that branch (``ir.SharedPython``'s arms)."""
+    x = ir.Load("a", (ir.Var("i", "int64"),), "float64")
+    s = ir.BinOp("*", x, x, "float64")
+    picked = ir.Select(ir.Compare(">", x, ir.Const(0.0, "float64")), ir.BinOp("+", s, s, "float64"),
+                       ir.Const(1.0, "float64"), "float64")
+    either = ir.BoolOp("or", (ir.Compare(">", x, ir.Const(5.0, "float64")), ir.Compare(">", s, ir.Const(4.0, "float64"))))
+    exprs = (ir.BinOp("+", picked, s, "float64"), ir.Select(either, s, ir.BinOp("-", s, s, "float64"), "float64"))
+    shared = ir.SharedPython(exprs, "_v", itertools.count())
+    texts = [shared.render(e) for e in exprs]
+    assert texts[0].count(":= (_v0 * _v0)") == 2  # ``s``: once in the branch, once after it
+    for a in (np.array([-3.0]), np.array([3.0]), np.array([1.5]), np.array([6.0])):
+        env = {"a": a, "i": 0, "_np": np}
+        assert [eval(t, env) for t in texts] == [eval(ir.to_python(e), {"a": a, "i": 0, "_np": np}) for e in exprs]
