@@ -1083,6 +1083,31 @@ def test_blas_times_prior_one_blas_thread_must_win_a_duel():
     assert "put to a duel again 1 time" in blas_record(("blas call", 2, (1,)), times, times.latest)["prior"]
 
 
+def test_blas_times_settled_trials_leave_the_early_checks_to_the_warm_up():
+    """``BlasTimes.settled`` (``POLYFUSE_BLAS_SETTLED_TRIALS``): the library's threads, slow in
+    their trial (a pool woken under load: 8x), are judged on it alone and checked again within
+    ``RECHECK_EVERY`` calls; the bench timed that check (matmul_bias_relu at PolyBench LARGE,
+    ``--repeats 3``: library and one-thread checks among its timed calls).  Settled, ``in_trials``
+    holds until it ran: the timed calls run the chosen rows alone, and every call runs the mode it
+    ran before (only where the bench starts timing moved)."""
+    from polyfuse.backends.cpu.parallel import BlasTimes
+
+    base = {"library": 2.3e-3, "rows": 2.0e-3, "serial": 3.7e-3}
+
+    def took(mode: str, call: int) -> float:
+        return base[mode] * (8.0 if mode == "library" and call < 12 else 1.0)
+
+    ran = {}
+    for settled in (False, True):
+        times = BlasTimes(True, {"serial": [4e-3]}, spin=0.1, recheck_trials=True, prior=True,
+                          warm_first=True, settled=settled)
+        warm, timed = _bench_replay(times, took, timed=12)
+        assert times.best() == "rows"
+        assert (timed == ["rows"] * 12) if settled else ("library" in timed), timed
+        ran[settled] = warm + timed
+    assert ran[True][:len(ran[False])] == ran[False]
+
+
 @pytest.mark.parametrize("mode", ["library", "rows", "serial"])
 def test_a_product_and_its_epilogue_chained_in_each_blas_thread_mode(monkeypatch, forced, mode):
     """matmul_bias_relu (``C = A @ B`` kept whole, then ``out = max(C + bias, 0)``): with
