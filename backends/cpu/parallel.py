@@ -1564,14 +1564,16 @@ class BlasTimes:
         return len(runs) < WINDOW and not slow
 
 
-def library_calls(kernel, keys: frozenset[tuple], ran: int, sizes: tuple | None = None) -> int:
+def library_calls(kernel, keys: frozenset[tuple], ran: int, sizes: tuple | None = None,
+                  workers: int | None = None) -> int:
     """For the products at ``keys`` ((phase, trip count): ``Launch.library_keys``): count
     ``ran`` calls that a native entry ran with them on the library's threads, and return how many
     calls it may run so before the runtime measures again (0 while any of them has another
     mode fastest, a mode on trial or due for a check, or is not measured yet).  With one mode
     per call (``run_call``; ``sizes``: the call's integer arguments) the calls' measurement
-    decides, once every product was measured."""
-    workers = threads.get_num_threads()
+    decides, once every product was measured.  ``workers``: the thread count the calls ran (or
+    will run) at, the measurements' key (None: the current one)."""
+    workers = threads.get_num_threads() if workers is None else workers
     allowed = MAX_ENTRY_CALLS
     if sizes is not None and blas_call_mode():
         call = kernel.phase_times.get(("blas call", workers, sizes))

@@ -577,6 +577,34 @@ def test_guarded_product_on_one_polyfuse_thread(monkeypatch, forced):
     assert set(backend.blas_modes.values()) == {"serial"} and not backend.phase_runs
 
 
+def test_native_entry_calls_counted_at_the_thread_count_they_ran_at(monkeypatch, forced):
+    """A native entry's calls on the library's threads are counted at the thread count its
+    countdown was set at, and an entry made anew after the count changed runs none until the
+    Python path set it from the new count's measurement (``Launch.disarm``).  Before, the entry
+    remade on one thread ran the calls two threads' measurement allowed, never reported there, and
+    they were counted on two threads at the next call of the Python path (the bench's modes line:
+    "library 3" on two threads from the one-thread column)."""
+    from polyfuse.backends.cpu.parallel import BlasTimes
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "library")
+    sk = suite.get("matmul_bias_relu")
+    args = sk.make_args(np.random.default_rng(0), ni=20, nk=30, nj=25)
+    want = [a.copy() for a in args]
+    sk.func(*want)
+    k = polyfuse.kernel(sk.func, cache=False)
+    backend = k.compile(*args).backend
+    for count, calls in ((2, 8), (1, 8), (2, 1)):
+        threads.set_num_threads(count)
+        for _ in range(calls):
+            got = [a.copy() for a in args]
+            k(*got)
+            np.testing.assert_allclose(got[3], want[3], rtol=1e-12, atol=1e-15)
+    counted = {key[1]: sum(t.tally.values()) for key, t in backend.phase_times.items()
+               if key[0] == "blas call" and isinstance(t, BlasTimes)}
+    assert counted == {2: 8, 1: 7}, counted  # (each count's first call measures, uncounted)
+
+
 def stacked_product(X, W):
     return X @ W  # a stack of products: one ?gemm of all its rows where the strides chain
 
