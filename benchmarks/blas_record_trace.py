@@ -6,8 +6,8 @@ Wraps ``BlasTimes.record`` and ``entry_ran`` (backends/cpu/parallel.py) and the 
 ``measure.warm_up`` and ``measure.best_time``, then runs ``polyfuse bench --section loops
 --kernels K ...`` in this process; at the end prints every record in order: ``<m><~>ms`` (``m``:
 the mode's letter, ``l``/``r``/``s``; ``~``: a run not counted), ``eN`` (N calls a native entry
-ran on the library's threads, reported late), ``[W ... WN]`` a warm-up of N calls and ``[S ...
-S ms]`` a timed series and its minimum.  A call through ``run_call`` records twice: its product's
+ran on the library's threads, reported late; ``eN/1``: counted at one polyfuse thread),
+``[W ... WN]`` a warm-up of N calls and ``[S ... S ms]`` a timed series and its minimum.  A call through ``run_call`` records twice: its product's
 run, then the whole call's.  Unlike ``bench_call_trace.py`` it shows the warm-up's calls (the
 trials) too.  Session 40 (mb56).
 """
@@ -34,7 +34,7 @@ def record(self, mode, seconds, began=None):
 
 def entry_ran(self, ran, ended=None):
     if ran > 0:
-        log.append(f"e{ran}")
+        log.append(f"e{ran}" + ("" if "rows" in self.modes else "/1"))
     return _entry_ran(self, ran, ended)
 
 

@@ -585,6 +585,7 @@ def test_native_entry_calls_counted_at_the_thread_count_they_ran_at(monkeypatch,
     they were counted on two threads at the next call of the Python path (the bench's modes line:
     "library 3" on two threads from the one-thread column)."""
     from polyfuse.backends.cpu.parallel import BlasTimes
+
     from polyfuse.bench import suite
 
     monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "library")
