@@ -22,7 +22,7 @@ the rows or one BLAS thread within 0.1 s of one on the library's threads ``besid
 to the native entry run on the library's threads unmeasured, as they do in the runtime.  Keys:
 seeds (how many seeded replays; each is printed when 1), robust (``POLYFUSE_BLAS_ROBUST_CHOICE``,
 1 or 0; ``both``: each, side by side), prior, quiet (``POLYFUSE_BLAS_QUIET_CHECKS``, default 0; ``both``),
-lnoise (the library's own noise).  Prints per setting the calls per mode after the first
+lnoise (the library's own noise), settled (``POLYFUSE_BLAS_SETTLED_TRIALS``, default 1; ``both``).  Prints per setting the calls per mode after the first
 ``settle`` calls (default 20), how often the choice changed there, and the time of those calls
 over each mode forced on the same seeds (the fastest of them).
 """
@@ -38,6 +38,7 @@ from polyfuse.bench.measure import WARM_CALLS
 
 ROBUST = getattr(BlasTimes, "robust", None)  # (absent before session 29)
 QUIET = getattr(BlasTimes, "quiet_checks", None)  # (absent before session 38)
+SETTLED = getattr(BlasTimes, "settled", None)  # (absent before session 40)
 
 
 def replay(sites: int, seconds: dict[str, float], calls: int, noise: float, seed: int = 1) -> list[str]:
@@ -59,7 +60,8 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
                  entry: bool = True, spin: float = 0.1,
                  robust: bool | None = None, lnoise: float | None = None, forced: str = "measure",
                  prior: bool | None = None, burst: float = 1.0, burst_at: int = 3, burst_calls: int = 6,
-                 bench: bool = False, quiet: bool | None = None) -> tuple[list[str], list[float], list[str]]:
+                 bench: bool = False, quiet: bool | None = None,
+                 settled: bool | None = None) -> tuple[list[str], list[float], list[str]]:
     """One seeded replay: the mode of each call (``L``: the library's threads on the native entry,
     unmeasured), each call's seconds and the chosen mode after each call.  ``burst``: calls
     ``burst_at`` to ``burst_at + burst_calls`` (0 the first call's) meet another job on one core,
@@ -86,7 +88,8 @@ def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int,
     times = BlasTimes(True, {"serial": first}, forced, spin=spin, recheck_trials=True,
                       **({"robust": robust} if robust is not None else {}),
                       **({"prior": prior} if prior is not None else {}),
-                      **({"quiet_checks": quiet} if quiet is not None else {}))
+                      **({"quiet_checks": quiet} if quiet is not None else {}),
+                      **({"settled": settled} if settled is not None else {}))
     now, library_end, previous = 10.0, -1.0, "serial"
     modes, costs, chosen = [], [], []
     entry_left = 0
@@ -141,13 +144,15 @@ def _clock_main(argv: list[str]) -> None:
     bench = keys.get("bench", "0") != "0"
     skip = int(keys.pop("settle", "0" if bench else "20"))
     settings = [{}]
-    for knob in ("robust", "prior", "quiet"):
-        value = keys.pop(knob, {"robust": "both", "prior": "1", "quiet": "0"}[knob])
+    for knob in ("robust", "prior", "quiet", "settled"):
+        value = keys.pop(knob, {"robust": "both", "prior": "1", "quiet": "0", "settled": "1"}[knob])
         if knob == "prior" and not hasattr(BlasTimes, "prior"):
             continue
         if knob == "quiet" and QUIET is None:
             continue
         if knob == "robust" and ROBUST is None:
+            continue
+        if knob == "settled" and SETTLED is None:
             continue
         values = (True, False) if value == "both" else (value != "0",)
         settings = [{**s, knob: v} for s in settings for v in values]

@@ -848,6 +848,19 @@ def blas_quiet_checks() -> bool:
     return env_flag("POLYFUSE_BLAS_QUIET_CHECKS", False)
 
 
+def blas_settled_trials() -> bool:
+    """``POLYFUSE_BLAS_SETTLED_TRIALS``: the BLAS modes' measurement counts as still in its trials
+    (backends/cpu/parallel.py ``BlasTimes.in_trials``, which ``polyfuse bench`` waits out before
+    it times a kernel) until the early checks of the modes judged on their trials alone have run
+    too (``BlasTimes.settled``): those come at most ``parallel.RECHECK_EVERY`` calls after the
+    trials, and with ``--repeats 3 --min-time 0`` they fell into the timed series
+    (matmul_bias_relu at PolyBench LARGE: a check of the library's threads and one of one BLAS
+    thread among 15 timed calls, 0.74x NumPy; docs/performance.md, *Session 40 (mb56)*).  Changes
+    only when the bench starts timing, never which mode a call runs.  Default on; 0: the trials
+    alone.  Read when a product or a call is first measured."""
+    return env_flag("POLYFUSE_BLAS_SETTLED_TRIALS", True)
+
+
 def blas_quick_checks() -> bool:
     """``POLYFUSE_BLAS_QUICK_CHECKS``: with fair trials, the BLAS modes' checks cost fewer calls
     (backends/cpu/parallel.py ``BlasTimes.quick``): a check of one BLAS thread or the rows waits

@@ -142,6 +142,7 @@ from polyfuse.options import (
     vector_bytes,
     vector_checks,
 )
+from polyfuse.runtime import threads
 from polyfuse.runtime.variant import address, evaluate_int
 
 _INIT_LOCK = threading.Lock()
@@ -726,14 +727,28 @@ class Launch:
 
     def __call__(self, args: list) -> None:
         countdown = self.library_countdown()
-        if countdown is not None:  # the calls a native entry ran since the last one here
-            library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value, self.call_sizes)
+        self.disarm()
         if self.kernel.has_library:
             run_call(self.kernel, self.call_sizes, lambda: self._run_steps(args))
         else:
             self._run_steps(args)
         if countdown is not None:  # the calls a native entry may run before the next measurement
-            countdown.value = self._armed[0] = library_calls(self.kernel, self.library_keys(), 0, self.call_sizes)
+            workers = threads.get_num_threads()
+            countdown.value = library_calls(self.kernel, self.library_keys(), 0, self.call_sizes, workers=workers)
+            self._armed[:] = [countdown.value, workers]
+
+    def disarm(self) -> None:
+        """Count the calls a native entry ran on the library's threads since the last call here,
+        at the thread count its countdown was set at (``_armed``), and set it to none: each call
+        here, and each entry made (``native.native_call``; after the thread count changed, the
+        new entry would otherwise run the calls the old count's measurement allowed, reported
+        later at another count), so that only this path sets it, from the current count's
+        measurement."""
+        countdown = self.library_countdown()
+        if countdown is not None and self._armed[0]:
+            library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value, self.call_sizes,
+                          workers=self._armed[1])
+            countdown.value = self._armed[0] = 0
 
     def _run_steps(self, args: list) -> None:
         with self.kernel.owning_index_flags():
@@ -774,7 +789,11 @@ class Launch:
 
     @functools.cached_property
     def _armed(self) -> list[int]:
-        return [0]  # what the countdown was set to after the last call here
+        # what the countdown was set to after the last call here, and the thread count then: the
+        # entry's calls are counted there (``disarm``), not at the count of the call that reports
+        # them (the bench's one-thread column's entry calls were counted as the library's threads
+        # on two, and the next 0.1 s of runs on two threads went uncounted, as beside its workers)
+        return [0, 0]
 
     def serial_keys(self) -> frozenset[tuple]:
         """The ``serial_sizes`` entries under which ``serial`` is how every phase runs now."""

@@ -46,6 +46,7 @@ from polyfuse.options import (
     blas_quiet_checks,
     blas_ready_rows,
     blas_robust_choice,
+    blas_settled_trials,
     blas_spin_seconds,
     blas_threads,
     blas_warm_trials,
@@ -246,7 +247,7 @@ def _blas_times(worth_threads: bool, serial: list[float], forced: str,
         return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=spin,
                          recheck_trials=True, quick=blas_quick_checks(), robust=blas_robust_choice(),
                          prior=prior_holds(serial[0], workers, spin), warm_first=blas_warm_trials(),
-                         quiet_checks=blas_quiet_checks())
+                         quiet_checks=blas_quiet_checks(), settled=blas_settled_trials())
     return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False,
                      robust=False)
 
@@ -1216,6 +1217,9 @@ class BlasTimes:
     # waits (``QUIET_CHECK_WAIT`` calls at most) for a call that starts with their workers quiet
     quiet_checks: bool = False
     spin_waits: int = 0  # calls a due check waited so (quiet_checks), since the latest check began
+    # ``POLYFUSE_BLAS_SETTLED_TRIALS`` (session 40): ``in_trials`` holds until the early checks
+    # of the modes judged on their trials alone ran too (``_early_check_due``)
+    settled: bool = False
 
     def choose(self, now: float | None = None) -> str:
         """The mode of the next run (counted in ``tally``), which starts at ``now`` (perf_counter;
@@ -1481,7 +1485,31 @@ class BlasTimes:
         """Whether the next runs are still the modes' trials (each mode in turn, ``BLAS_TRIALS``),
         or a duel (``prior``) under way or due: the choice measures, and has not chosen yet."""
         return self.forced == "measure" and self.worth_threads and (
-            any(self._on_trial(mode) for mode in self.modes) or self.duels.under_way() or self._duel_due())
+            any(self._on_trial(mode) for mode in self.modes) or self.duels.under_way() or self._duel_due()
+            or (self.settled and self._early_check_due()))
+
+    def _early_check_due(self) -> bool:
+        """Whether a check is under way, or a mode judged on its trials alone (``recheck_after``'s
+        case: ``recheck_trials``, at most ``WINDOW`` runs counted, not clearly beaten) is to be
+        checked again within ``RECHECK_EVERY`` calls: that check is part of the measurement
+        (``settled``).  Those due later (waiting out OpenBLAS's spin, priced as a moment's check)
+        are the choice's ordinary checks."""
+        if self.checking is not None:
+            return True
+        if not self.recheck_trials:
+            return False
+        best = self.best()
+        if not self.runs.get(best):
+            return False
+        for mode in self.modes:
+            runs = self.runs.get(mode)
+            if mode == best or not runs or self.counted.get(mode, 0) > WINDOW:
+                continue
+            if self.quick and mode == "serial" and min(runs) > SERIAL_CLEAR_LOSS * min(self.runs[best]):
+                continue  # (clearly beaten: priced as a check, not checked again soon)
+            if self.next_check.get(mode, 0) - self.calls <= RECHECK_EVERY:
+                return True
+        return False
 
     def _duel_due(self) -> bool:
         """Whether a duel starts now (``prior``): the runs alone choose one BLAS thread, it has
@@ -1536,14 +1564,16 @@ class BlasTimes:
         return len(runs) < WINDOW and not slow
 
 
-def library_calls(kernel, keys: frozenset[tuple], ran: int, sizes: tuple | None = None) -> int:
+def library_calls(kernel, keys: frozenset[tuple], ran: int, sizes: tuple | None = None,
+                  workers: int | None = None) -> int:
     """For the products at ``keys`` ((phase, trip count): ``Launch.library_keys``): count
     ``ran`` calls that a native entry ran with them on the library's threads, and return how many
     calls it may run so before the runtime measures again (0 while any of them has another
     mode fastest, a mode on trial or due for a check, or is not measured yet).  With one mode
     per call (``run_call``; ``sizes``: the call's integer arguments) the calls' measurement
-    decides, once every product was measured."""
-    workers = threads.get_num_threads()
+    decides, once every product was measured.  ``workers``: the thread count the calls ran (or
+    will run) at, the measurements' key (None: the current one)."""
+    workers = threads.get_num_threads() if workers is None else workers
     allowed = MAX_ENTRY_CALLS
     if sizes is not None and blas_call_mode():
         call = kernel.phase_times.get(("blas call", workers, sizes))

@@ -277,6 +277,7 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
     epochs = [(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value)] if keys else []
     countdown = launch.library_countdown()
     if countdown is not None:  # products on the library's threads while their measurement allows
+        launch.disarm()  # (an entry made anew, the thread count changed: the new count's measurement decides)
         keys = keys - launch.library_keys()
         epochs.append((ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value))
     if keys and not keys <= kernel.serial_sizes:

@@ -577,6 +577,35 @@ def test_guarded_product_on_one_polyfuse_thread(monkeypatch, forced):
     assert set(backend.blas_modes.values()) == {"serial"} and not backend.phase_runs
 
 
+def test_native_entry_calls_counted_at_the_thread_count_they_ran_at(monkeypatch, forced):
+    """A native entry's calls on the library's threads are counted at the thread count its
+    countdown was set at, and an entry made anew after the count changed runs none until the
+    Python path set it from the new count's measurement (``Launch.disarm``).  Before, the entry
+    remade on one thread ran the calls two threads' measurement allowed, never reported there, and
+    they were counted on two threads at the next call of the Python path (the bench's modes line:
+    "library 3" on two threads from the one-thread column)."""
+    from polyfuse.backends.cpu.parallel import BlasTimes
+
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "library")
+    sk = suite.get("matmul_bias_relu")
+    args = sk.make_args(np.random.default_rng(0), ni=20, nk=30, nj=25)
+    want = [a.copy() for a in args]
+    sk.func(*want)
+    k = polyfuse.kernel(sk.func, cache=False)
+    backend = k.compile(*args).backend
+    for count, calls in ((2, 8), (1, 8), (2, 1)):
+        threads.set_num_threads(count)
+        for _ in range(calls):
+            got = [a.copy() for a in args]
+            k(*got)
+            np.testing.assert_allclose(got[3], want[3], rtol=1e-12, atol=1e-15)
+    counted = {key[1]: sum(t.tally.values()) for key, t in backend.phase_times.items()
+               if key[0] == "blas call" and isinstance(t, BlasTimes)}
+    assert counted == {2: 8, 1: 7}, counted  # (each count's first call measures, uncounted)
+
+
 def stacked_product(X, W):
     return X @ W  # a stack of products: one ?gemm of all its rows where the strides chain
 
@@ -1081,6 +1110,31 @@ def test_blas_times_prior_one_blas_thread_must_win_a_duel():
     _, timed = _bench_replay(times, lambda mode, call: base[mode], timed=40)
     assert times.duels.confirmed is None and times.duels.reopened == 1 and timed[-10:] == ["rows"] * 10
     assert "put to a duel again 1 time" in blas_record(("blas call", 2, (1,)), times, times.latest)["prior"]
+
+
+def test_blas_times_settled_trials_leave_the_early_checks_to_the_warm_up():
+    """``BlasTimes.settled`` (``POLYFUSE_BLAS_SETTLED_TRIALS``): the library's threads, slow in
+    their trial (a pool woken under load: 8x), are judged on it alone and checked again within
+    ``RECHECK_EVERY`` calls; the bench timed that check (matmul_bias_relu at PolyBench LARGE,
+    ``--repeats 3``: library and one-thread checks among its timed calls).  Settled, ``in_trials``
+    holds until it ran: the timed calls run the chosen rows alone, and every call runs the mode it
+    ran before (only where the bench starts timing moved)."""
+    from polyfuse.backends.cpu.parallel import BlasTimes
+
+    base = {"library": 2.3e-3, "rows": 2.0e-3, "serial": 3.7e-3}
+
+    def took(mode: str, call: int) -> float:
+        return base[mode] * (8.0 if mode == "library" and call < 12 else 1.0)
+
+    ran = {}
+    for settled in (False, True):
+        times = BlasTimes(True, {"serial": [4e-3]}, spin=0.1, recheck_trials=True, prior=True,
+                          warm_first=True, settled=settled)
+        warm, timed = _bench_replay(times, took, timed=12)
+        assert times.best() == "rows"
+        assert (timed == ["rows"] * 12) if settled else ("library" in timed), timed
+        ran[settled] = warm + timed
+    assert ran[True][:len(ran[False])] == ran[False]
 
 
 @pytest.mark.parametrize("mode", ["library", "rows", "serial"])
