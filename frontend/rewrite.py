@@ -99,6 +99,7 @@ from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import display_loops_and_elements, substitute_tuples
+from .unbound_locals import unbound_locals
 from .zero_d import zero_d_elements
 
 MAX_INLINE_DEPTH = 16
@@ -127,6 +128,10 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = numba_idioms(rw, tree.body, function_locals(tree))  # reversed(range()), np.finfo(T).eps
     tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # for i ...: break; return i
                             lambda check: rw.source.raises.add(location_key(check)))
+    if rw.source.unbound:  # q = c[i] under an if in a loop, then return q: Python's UnboundLocalError
+        tree.body, flagged = unbound_locals(tree.body, rw.source.unbound, {a.arg for a in tree.args.args}, rw.fresh,
+                                            lambda check: rw.source.raises.add(location_key(check)))
+        rw.source = dataclasses.replace(rw.source, unbound=frozenset(flagged))
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = empty_early_returns(rw, tree.body)  # if n == 0: return np.zeros(0) before k = 0 ... np.empty(k)
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
