@@ -18,7 +18,7 @@ import numpy as np
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.names import user_name
+from polyfuse.model.names import GENERATED_PREFIX
 from polyfuse.model.region import LAPACK_CALL, MATMUL_CALL, Region
 from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import (
@@ -881,14 +881,26 @@ class Lifter:
                          if e is not None and not isinstance(e, ast.Name) for n in read_names(e))
 
 
-def _zeroed(arrays: tuple[ArrayInfo, ...], flagged: frozenset[str], renames: dict[str, str]) -> tuple[ArrayInfo, ...]:
-    """``arrays`` with the local scalars made of a flagged local (its versions, kind, renames)
-    starting at zero: a read past its failed UnboundLocalError check, or the old value a
-    data-dependent ``if`` keeps, reads a defined value (frontend/unbound_locals.py)."""
+def _zeroed(arrays: tuple[ArrayInfo, ...], flagged: frozenset[str]) -> tuple[ArrayInfo, ...]:
+    """``arrays`` with the local scalars made of a flagged local (it and the fresh names the
+    rewrite made of it: ``KernelSource.unbound``; their versions and kinds) starting at zero: a
+    read past its failed UnboundLocalError check, or the old value a data-dependent ``if`` keeps,
+    reads a defined value (frontend/unbound_locals.py)."""
     if not flagged:
         return arrays
-    return tuple(dataclasses.replace(a, zero_init=True) if a.is_scalar and user_name(a.name, renames) in flagged
-                 else a for a in arrays)
+    return tuple(dataclasses.replace(a, zero_init=True) if a.is_scalar and _made_of(a.name, flagged) else a
+                 for a in arrays)
+
+
+def _made_of(name: str, names: frozenset[str]) -> bool:
+    """Is ``name`` one of ``names``, or a local the lift made of one (``__version0_q``, ``__kind_q``)?"""
+    for _ in range(8):
+        if name in names:
+            return True
+        if not GENERATED_PREFIX.match(name):
+            return False
+        name = GENERATED_PREFIX.sub("", name, count=1)
+    return False
 
 
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
@@ -1000,7 +1012,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False, unbound: fr
         name=fn.__name__,
         arguments=arguments,
         params=lifter.params,
-        arrays=_zeroed(tuple(lifter.arrays.values()), checked, source.user_names),
+        arrays=_zeroed(tuple(lifter.arrays.values()), checked),
         statements=tuple(lifter.statements),
         filename=source.filename,
         body=tuple(nodes),

@@ -12,8 +12,10 @@ after ``frontend.loop_values``, on the user's names) gives it Python's semantics
   not be again on that path), ``assert q_bound`` raising Python's ``UnboundLocalError``
   (*cannot access local variable 'q' where it is not associated with a value*), the run-time
   check of asserts (frontend.control ``lift_assert``);
-- ``q`` itself starts at zero (frontend/lift.py ``zero_init``): a read past a failed check,
-  or the old value a data-dependent ``if`` writes back, sees a defined value, never Python's.
+- ``q`` itself, renamed (``q_2``, which messages show as ``q``) so that the locals made of it
+  later (its versions, fresh names of its bindings) and only those are known by their names,
+  starts at zero (frontend/lift.py ``zero_init``): a read past a failed check, or the old value
+  a data-dependent ``if`` writes back, sees a defined value, never Python's.
 
 A name is left as it is (the dataflow check then refuses it, at the read) where a read that may
 find it unbound is not one its statement surely evaluates (``a if c else q``, a later operand of
@@ -37,7 +39,8 @@ _BLOCKS = (ast.If, ast.For, ast.While)
 def unbound_locals(body: list[ast.stmt], names: frozenset[str], arguments: set[str],
                    fresh: Callable[[str], str], raised: Callable[[ast.Assert], None]) -> tuple[list[ast.stmt], set[str]]:
     """``body`` with each of ``names`` that the module docstring's form covers flagged and
-    checked; and those names (their storage starts at zero: they are never unassigned)."""
+    checked, and renamed (``fresh``: a name no helper's inlined local derives from); and those
+    new names (their storage starts at zero: they are never unassigned)."""
     done: set[str] = set()
     for name in sorted(names):
         if name in arguments or not body or not _assignments_only(body, name):
@@ -49,13 +52,22 @@ def unbound_locals(body: list[ast.stmt], names: frozenset[str], arguments: set[s
         walked = walker.block(body, False)
         assert walked is not None
         rewritten = walked[0]
-        done.add(name)
         if walker.flag:
             top = ast.parse(f"{walker.flag} = False").body[0]
             _locate(top, body[0])
             rewritten = [top, *rewritten]
         body = rewritten
+        done.add(_renamed(body, name, fresh(name)))
     return body, done
+
+
+def _renamed(body: list[ast.stmt], name: str, new: str) -> str:
+    """``new``, now the name of each of ``body``'s ``name`` nodes."""
+    for stmt in body:
+        for node in walk(stmt):
+            if isinstance(node, ast.Name) and node.id == name:
+                node.id = new
+    return new
 
 
 def _assignments_only(body: list[ast.stmt], name: str) -> bool:
@@ -75,7 +87,7 @@ def _assignments_only(body: list[ast.stmt], name: str) -> bool:
     assigned = sum(1 for stmt in body for node in walk(stmt) if isinstance(node, ast.stmt)
                    for t in _targets(node) for n in walk(t)
                    if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
-    return stores == assigned
+    return stores == assigned > 0
 
 
 def _targets(stmt: ast.stmt) -> list[ast.expr]:

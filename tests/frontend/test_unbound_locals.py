@@ -85,3 +85,25 @@ def test_unbound_local_matches_python(fn, target):
         for want, got in zip(expected_args, args):
             np.testing.assert_array_equal(got, want)
     assert 0 < raised < len(INPUTS)  # (the inputs reach both outcomes)
+
+
+def _last_over(x, t):  # a helper whose own ``best`` has a read Python may skip: refused
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            best = x[i]
+    return best if t > -100.0 else 0.0
+
+
+def shared_name(x, out):  # the kernel's ``best`` is checked; the inlined helper's is not its
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            best = x[i]
+        out[i] = best
+    return _last_over(x, 0.9)
+
+
+def test_a_helpers_local_of_the_same_name_stays_refused():
+    """Only the kernel's own ``best`` and the names made of it start at zero: the helper's
+    unchecked ``best`` never reads a zero where Python raises."""
+    with pytest.raises(polyfuse.UnsupportedError, match="local 'best' may be read before it is assigned"):
+        polyfuse.kernel(shared_name, target="python")(np.array([0.6, 0.95]), np.zeros(2))
