@@ -17,9 +17,11 @@ after ``frontend.loop_values``, on the user's names) gives it Python's semantics
   starts at zero (frontend/lift.py ``zero_init``): a read past a failed check, or the old value
   a data-dependent ``if`` writes back, sees a defined value, never Python's.
 
-A name is left as it is (the dataflow check then refuses it, at the read) where a read that may
-find it unbound is not one its statement surely evaluates (``a if c else q``, a later operand of
-``and``/``or``, a comprehension), where something else than an assignment binds it (a ``for``
+A statement that surely reads the name somewhere (``return w if w > 1 else -w``: the test) raises
+there where it is unbound, so its other reads need no check of their own.  A name is left as it
+is (the dataflow check then refuses it, at the read) where a statement that may find it unbound
+reads it only where Python may skip it (``a if c else q``, a later operand of ``and``/``or``, a
+comprehension), where something else than an assignment binds it (a ``for``
 target: frontend.loop_values's, ``:=``, ``del``, ``import``), or where a ``try``, ``with`` or
 ``match`` statement mentions it.
 """
@@ -131,8 +133,8 @@ class _Walk:
                 reads.append(stmt.target)  # (q += v reads q first)
                 sure.add(id(stmt.target))
             if reads:
-                if any(id(n) not in sure for n in reads):
-                    return None  # a read Python may not evaluate: refused at the read
+                if not sure:
+                    return None  # reads Python may all skip (q if c else 0.0): refused at the read
                 out.append(self._check(stmt))
                 bound = True  # (past the check the name is bound on this path)
             if isinstance(stmt, ast.If):

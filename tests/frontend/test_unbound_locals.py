@@ -16,7 +16,7 @@ def last_above(b, c):  # a search: the last c[i] whose b[i] passed, read after t
     for i in range(b.shape[0]):
         if b[i] > -0.2:
             q = c[i]
-    return q
+    return q if q > 1.5 else -q  # (the test reads q surely: it raises there)
 
 
 def carried(b, c, out):  # read later in the loop (control_fuzz p5301_1's shape)
