@@ -18,6 +18,7 @@ import numpy as np
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
+from polyfuse.model.names import GENERATED_PREFIX
 from polyfuse.model.region import LAPACK_CALL, MATMUL_CALL, Region
 from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import (
@@ -880,6 +881,28 @@ class Lifter:
                          if e is not None and not isinstance(e, ast.Name) for n in read_names(e))
 
 
+def _zeroed(arrays: tuple[ArrayInfo, ...], flagged: frozenset[str]) -> tuple[ArrayInfo, ...]:
+    """``arrays`` with the local scalars made of a flagged local (it and the fresh names the
+    rewrite made of it: ``KernelSource.unbound``; their versions and kinds) starting at zero: a
+    read past its failed UnboundLocalError check, or the old value a data-dependent ``if`` keeps,
+    reads a defined value (frontend/unbound_locals.py)."""
+    if not flagged:
+        return arrays
+    return tuple(dataclasses.replace(a, zero_init=True) if a.is_scalar and _made_of(a.name, flagged) else a
+                 for a in arrays)
+
+
+def _made_of(name: str, names: frozenset[str]) -> bool:
+    """Is ``name`` one of ``names``, or a local the lift made of one (``__version0_q``, ``__kind_q``)?"""
+    for _ in range(8):
+        if name in names:
+            return True
+        if not GENERATED_PREFIX.match(name):
+            return False
+        name = GENERATED_PREFIX.sub("", name, count=1)
+    return False
+
+
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
     one = Affine("1", ir.int_const(1), 1)
     zero = Affine("0", ir.int_const(0), 0)
@@ -893,10 +916,12 @@ def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
 _ISL_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=", ast.NotEq: "!="}
 
 
-def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
+def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False, unbound: frozenset[str] = frozenset()) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order).
-    ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
-    source = read_source(fn)
+    ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul).
+    ``unbound``: the user's locals a read may find unassigned (an earlier lift's dataflow check
+    found them): Python's UnboundLocalError where it does (frontend/unbound_locals.py)."""
+    source = dataclasses.replace(read_source(fn), unbound=unbound)
     if isinstance(fn, types.MethodType):  # (its def has one more parameter than the call binds)
         kind = "its class" if isinstance(fn.__self__, type) else f"an object of class {type(fn.__self__).__name__}"
         raise source.error(source.tree, f"unsupported construct: a method bound to {kind}: the kernel would "
@@ -918,6 +943,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     source = unpack_parameters(source, arguments)  # a scipy.sparse matrix parameter -> its parts
     source = expand_parameters(source, arguments)  # a tuple parameter -> its elements
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
+    checked = source.unbound  # (of the unbound: those the rewrite flagged and checks)
     check_uses(source, arguments)  # a sparse matrix only in products (helpers inlined by now)
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
     lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES, INDEX_RULES,  # NumPy statements -> loops
@@ -986,7 +1012,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         name=fn.__name__,
         arguments=arguments,
         params=lifter.params,
-        arrays=tuple(lifter.arrays.values()),
+        arrays=_zeroed(tuple(lifter.arrays.values()), checked),
         statements=tuple(lifter.statements),
         filename=source.filename,
         body=tuple(nodes),

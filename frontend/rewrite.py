@@ -99,6 +99,7 @@ from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import display_loops_and_elements, substitute_tuples
+from .unbound_locals import unbound_locals
 from .zero_d import zero_d_elements
 
 MAX_INLINE_DEPTH = 16
@@ -127,6 +128,10 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = numba_idioms(rw, tree.body, function_locals(tree))  # reversed(range()), np.finfo(T).eps
     tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # for i ...: break; return i
                             lambda check: rw.source.raises.add(location_key(check)))
+    if rw.source.unbound:  # q = c[i] under an if in a loop, then return q: Python's UnboundLocalError
+        tree.body, flagged = unbound_locals(tree.body, rw.source.unbound, {a.arg for a in tree.args.args}, rw.fresh,
+                                            lambda check: rw.source.raises.add(location_key(check)))
+        rw.unbound.update(flagged)
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = empty_early_returns(rw, tree.body)  # if n == 0: return np.zeros(0) before k = 0 ... np.empty(k)
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
@@ -175,7 +180,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = Desugar(rw, Normalizer(rw).visit).block(tree.body)  # tuple assignments, //= and friends, loops over arrays
     for stmt in tree.body:
         prange_to_range(rw, stmt)
-    return rw.source
+    return dataclasses.replace(rw.source, unbound=frozenset(rw.unbound))
 
 
 def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, ...]) -> list[ast.stmt]:
@@ -247,14 +252,19 @@ class Rewriter:
         self.user_written = frozenset(self.taken)  # the names of the user's source (and ours so far)
         self.local_extents: dict[str, list[ast.expr]] = {}  # kernel-local array -> allocated extents
         self.local_helpers: dict[types.FunctionType, KernelSource] = {}  # helpers defined in the body
+        # the locals frontend.unbound_locals flagged, and the fresh names later passes made of them
+        # (a binding's own name): their storage starts at zero (KernelSource.unbound)
+        self.unbound: set[str] = set()
 
     def fresh(self, name: str) -> str:
         candidate, k = name, 2
         while candidate in self.taken or candidate in self.globals:
             candidate, k = f"{name}_{k}", k + 1
         self.taken.add(candidate)
-        if candidate != name and name in self.user_written:  # a new binding of the user's name
+        if candidate != name and (name in self.user_written or name in self.unbound):  # a new binding of the user's name
             self.source.user_names[candidate] = self.source.user_names.get(name, name)  # (error messages)
+        if name in self.unbound:
+            self.unbound.add(candidate)
         return candidate
 
     def numpy_alias(self) -> str:

@@ -216,6 +216,11 @@ class KernelSource:
     # names frontend.rewrite gave a binding of the user's name (``u = u.copy()`` binds ``u_2``):
     # fresh name -> the user's, which error messages show
     user_names: dict[str, str] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # into the rewrite: the user's locals the lift's dataflow check found read before any
+    # assignment (polyfuse/compiler.py); out of it: the names frontend.unbound_locals gave those
+    # it flags and checks, and the names later passes made of them (their storage starts at
+    # zero, frontend/lift.py)
+    unbound: frozenset[str] = field(default=frozenset(), compare=False, hash=False, repr=False)
 
     def span(self, node: ast.AST) -> SourceSpan:
         if self.at is not None:

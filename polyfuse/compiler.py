@@ -15,6 +15,7 @@ from polyfuse.analysis.dependences import (
     check_scalars_defined,
     compute_dependences,
     dependences_after_contraction,
+    unassigned_locals,
 )
 from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
@@ -229,11 +230,33 @@ def _front_half(stages: Stages, fn, arguments: tuple[Argument, ...], options: Op
     with deadline.active():
         deps = stages.run("dependences", compute_dependences, scop)
     # every local scalar assigned before it is read: after the dependences, whose dataflow of
-    # each scalar already names its reads of no assignment
-    stages.run("check locals", check_scalars_defined, scop)
+    # each scalar already names its reads of no assignment.  Those some read may find unassigned
+    # (q = c[i] under an if in a loop, then return q): lifted again with a flag each assignment
+    # sets and Python's UnboundLocalError where such a read finds it unset
+    # (frontend/unbound_locals.py); what that does not cover is refused at the read
+    unbound = stages.run("check locals", unassigned_locals, scop)
+    if unbound:
+        scop, deps = _lift_unbound(stages, fn, arguments, options, deadline, unbound, (scop, deps))
+        check_scalars_defined(scop)
     if found is not None:
         lift_memo.keep(found, stages, deadline)
     return scop, deps, deadline
+
+
+def _lift_unbound(stages: Stages, fn, arguments: tuple[Argument, ...], options: Options, deadline: Deadline,
+                  unbound: frozenset[str], lifted: tuple):
+    """``(scop, dependences)`` of ``fn`` lifted with Python's UnboundLocalError for ``unbound``
+    (frontend/unbound_locals.py); ``lifted`` (the first lift's, which the local check then
+    refuses at the read) where that lift refuses something the first did not."""
+    try:
+        with FRONTEND_LOCK:
+            scop = lift(fn, arguments, blas=options.blas_products(), unbound=unbound)
+        with deadline.active():
+            deps = compute_dependences(scop)
+    except UnsupportedError:
+        return lifted
+    stages.outputs["lift"], stages.outputs["dependences"] = scop, deps
+    return scop, deps
 
 
 def _deadline() -> Deadline:

@@ -504,6 +504,12 @@ def _refuse_runtime_subscripts(program: LoopProgram) -> None:
             for node in ir.walk(root):
                 if isinstance(node, ir.Check) and on_device(node.error, node.message):
                     continue  # a Python int outside an integer dtype, 1.0 / 0.0: recorded in the error cell (exprs._Check)
+                if isinstance(node, ir.Check) and node.error == "UnboundLocalError":
+                    raise UnsupportedError(
+                        f"a read of a local that Python may find unassigned ({node.message}: Python's "
+                        "UnboundLocalError, checked at run time) is not supported by target='cuda' yet; "
+                        "assign the local on every path before it, or use target='cpu' or 'python'",
+                        stmt.span, "read of a maybe-unassigned local")
                 if isinstance(node, ir.Check):
                     raise UnsupportedError(
                         "an assert checked at run time (inside a loop or branch, or of array values) is not "

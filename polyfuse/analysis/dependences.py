@@ -444,30 +444,64 @@ def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None,
 def check_scalars_defined(scop: Scop) -> None:
     """A local scalar read on some path before any assignment is an error, as in Python.  The
     user's locals are checked before those the frontend made of them (a version, a kind flag:
-    polyfuse.model.names), and the message names the user's local.
+    polyfuse.model.names), and the message names the user's local and points at a statement that
+    reads it (not one that only writes its old value back: ``w = s if c else w`` of ``if c: w = s``).
 
     Run after ``compute_dependences`` (polyfuse/compiler.py): a scalar's unassigned reads are
     the reads of input values of its RAW analysis, which is then in the compile's memo."""
+    for info, undefined in _unassigned(scop):
+        statements = _statements(scop, undefined)
+        reading = [stmt for stmt in statements if _reads(stmt, info.name)]
+        hint = ""
+        if not reading:  # only the old value a guarded write keeps: the first read after it
+            hint = (f"; its assignment at line {statements[0].span.line} stands inside an if whose condition "
+                    "reads data, which keeps its previous value where the condition is false, so assign it "
+                    "before that if")
+            readers = [stmt for stmt in _statements(scop, on_array(scop.reads(), isl_name(info.name)))
+                       if _reads(stmt, info.name)]
+            after = [stmt for stmt in readers if int(stmt.name[1:]) > int(statements[0].name[1:])]
+            reading = after or readers
+        stmt = (reading or statements)[0]
+        raise UnsupportedError(
+            f"local {scop.shown(info.name)!r} may be read before it is assigned (assign it on every path "
+            f"before this statement){hint}", stmt.span, "use of unassigned local",
+        )
+
+
+def unassigned_locals(scop: Scop) -> frozenset[str]:
+    """The user's names of the local scalars some read may find unassigned (the frontend can
+    give them Python's UnboundLocalError: frontend/unbound_locals.py)."""
+    return frozenset(scop.shown(info.name) for info, _ in _unassigned(scop))
+
+
+def _unassigned(scop: Scop):
+    """``(info, its reads that no write precedes)`` of each local scalar that has some, the user's
+    locals first; a scalar that starts at zero (``zero_init``) is never unassigned."""
     reads, writes = scop.reads(), scop.writes()
-    scalars = [info for info in scop.arrays if info.is_scalar]
+    scalars = [info for info in scop.arrays if info.is_scalar and not info.zero_init]
     for info in sorted(scalars, key=lambda info: scop.shown(info.name) != info.name):  # (stable)
         iname = isl_name(info.name)
         r, w = on_array(reads, iname), on_array(writes, iname)
         if r.is_empty():  # (a local only written: no dataflow to ask for)
             continue
         undefined = _unassigned_reads(r, w, scop.schedule).intersect_params(scop.context)
-        if undefined.is_empty():
-            continue
-        names = [m.get_tuple_name(isl.dim_type.in_) for m in maps_of(undefined)]
-        stmt = scop.statement(sorted(names, key=lambda n: int(n[1:]))[0])
-        hint = ""
-        if _keeps_old_value(stmt, info.name):
-            hint = ("; inside an if whose condition reads data it keeps its previous value where "
-                    "the condition is false, so assign it before that if")
-        raise UnsupportedError(
-            f"local {scop.shown(info.name)!r} may be read before it is assigned (assign it on every path "
-            f"before this statement){hint}", stmt.span, "use of unassigned local",
-        )
+        if not undefined.is_empty():
+            yield info, undefined
+
+
+def _statements(scop: Scop, accesses: isl.UnionMap) -> list:
+    """The statements of ``accesses``' instances, in program order."""
+    names = {m.get_tuple_name(isl.dim_type.in_) for m in maps_of(accesses)}
+    return [scop.statement(name) for name in sorted(names, key=lambda n: int(n[1:]))]
+
+
+def _reads(stmt, name: str) -> bool:
+    """Does ``stmt`` read the local ``name`` as Python does (not only the old value a guarded
+    write keeps: ``w = s if c else w`` of ``if c: w = s``)?"""
+    if not _keeps_old_value(stmt, name):
+        return True
+    value = stmt.value
+    return any(isinstance(node, ir.Load) and node.array == name for node in ir.distinct_nodes(value.cond, value.then))
 
 
 def _unassigned_reads(reads: isl.UnionMap, writes: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:

@@ -120,9 +120,15 @@ def set_only_inside(x, y):
         y[i] = t
 
 
-def test_local_set_only_inside_a_data_dependent_if_is_refused():
-    with pytest.raises(UnsupportedError, match="'t' may be read before it is assigned.*before that if"):
-        polyfuse.kernel(set_only_inside, target="python")(np.ones(3), np.zeros(3))
+def test_local_set_only_inside_a_data_dependent_if_raises_where_python_does():
+    """Python's UnboundLocalError where no earlier iteration assigned ``t`` (frontend/unbound_locals.py)."""
+    kernel = polyfuse.kernel(set_only_inside, target="python")
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 't' where it is not associated"):
+        kernel(np.array([-1.0, 2.0]), np.zeros(2))
+    x, got, want = np.array([2.0, -1.0, 3.0]), np.zeros(3), np.zeros(3)
+    kernel(x, got)
+    set_only_inside(x, want)
+    np.testing.assert_array_equal(got, want)
 
 
 def assigned_before(x, y):

@@ -72,8 +72,8 @@ def k_nonaffine(n, A):
 def k_data_if(n, A):
     for i in range(n):
         if A[i] > 0:
-            t = A[i]  # ERR
-        A[i] = t
+            t = A[i]
+        A[i] = t if A[i] > -1.0 else 0.0  # ERR: a read Python may skip (no run-time check)
 
 
 def k_return_in_loop(n, A):
@@ -109,7 +109,7 @@ def k_maybe_unassigned(n, A):
     for i in range(n):
         if i > 2:
             t = 1.0
-        A[i] = t  # ERR
+        A[i] = 0.0 if A[i] > 5.0 else t  # ERR
 
 
 def k_nested_function(n, A):
@@ -290,7 +290,7 @@ def k_split_local_unassigned(x, out):
     for i in range(x.shape[0]):
         if i > 2:
             q = r
-    return q  # ERR
+    return q if x[0] > -5.0 else 0.0  # ERR
 
 
 def k_rebound_argument(x, out):
@@ -456,13 +456,13 @@ CASES = {
     "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
     "float subscript": (k_nonaffine, "i / 2", ["i / 2", "only integers"], (2, V)),
-    "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
+    "local set only in a data-dependent if": (k_data_if, "A[i] = t if", ["'t'", "at line", "before that if"], (4, V)),
     "return in loop": (k_return_in_loop, "return A", ["return of an array from inside a loop"], (4, V)),
     "lambda": (k_lambda, "lambda x: x + i", ["lambda"], (4, V)),
     "f-string": (k_fstring, 'f"{i}"', ["f-string"], (4, V)),
     "string literal": (k_string, '"one"', ["str"], (4, V)),
     "read before assignment": (k_read_before_assign, "t", ["'t'"], (4, V)),
-    "maybe unassigned": (k_maybe_unassigned, "A[i] = t", ["'t'", "assigned"], (4, V)),
+    "maybe unassigned": (k_maybe_unassigned, "A[i] = 0.0 if", ["'t'", "assigned"], (4, V)),
     "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),
     "bare call": (k_bare_call, "print(i)", ["print()", "writes no output"], (4, V)),
     "import other module": (k_import_other, "import os", ["numpy, math and cmath"], (4, V)),
@@ -489,7 +489,7 @@ CASES = {
     "string argument": (k_string_argument, "n):", ["parameter 'n' is the str '4'"], ("4", V)),
     "renamed branch local (subscript)": (k_branch_local_subscript, "v]", ["subscript 'v' is a float64"], (V, V)),
     "renamed branch local (attribute)": (k_branch_local_attribute, "v.itemsize", ["attribute v.itemsize"], (V, V)),
-    "split local": (k_split_local_unassigned, "return q", ["local 'q' may be read before"], (V, V)),
+    "split local": (k_split_local_unassigned, "return q if", ["local 'q' may be read before"], (V, V)),
     "rebound argument": (k_rebound_argument, "x.itemsize", ["attribute x.itemsize"], (V, V)),
     "helper local": ((k_helper_local, float_index), "v]", ["subscript 'v' is a float64", ", in float_index\n"], (V,)),
     "helper parameter": ((k_helper_parameter, sized_buffer), "m)", ["np.zeros of extent 'm'", ", in sized_buffer\n"],

@@ -127,7 +127,8 @@ def loop_runs_before_read(x):
 
 def loop_may_not_run(x):
     # the same loop of (i + 1) % 3 iterations: where it runs none, r is the value an earlier
-    # run of the branch left, which the writes where x[i] <= 0 dropped (gave 0, cp48); refused
+    # run of the branch left, which the writes where x[i] <= 0 dropped (gave 0, cp48); unbound
+    # where no earlier run assigned it (UnboundLocalError)
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
         if x[i] > 0:
@@ -138,8 +139,12 @@ def loop_may_not_run(x):
 
 
 def test_a_loop_that_may_not_run_keeps_the_old_value():
-    with pytest.raises(polyfuse.UnsupportedError, match=r":.*local 'r' may be read before it is assigned"):
-        polyfuse.kernel(loop_may_not_run, target="python")(np.array([1.0, 2.0, -1.0, 5.0, -3.0, 1.0]))
+    """Python's UnboundLocalError where no earlier run assigned ``r`` (frontend/unbound_locals.py)."""
+    kernel = polyfuse.kernel(loop_may_not_run, target="python")
+    x = np.array([1.0, 2.0, -1.0, 5.0, -3.0, 1.0])
+    np.testing.assert_array_equal(kernel(x), loop_may_not_run(x))
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'r' where it is not associated"):
+        kernel(np.array([-1.0, -2.0, 1.0]))
 
 
 @pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old,

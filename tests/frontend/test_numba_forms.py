@@ -26,8 +26,8 @@ def round_python_float(x, t):
 def local_read_outside(x, y):
     for i in range(x.shape[0]):
         if x[i] > 0:
-            t = x[i]  # ERR: read below, outside the branch
-        y[i] = t
+            t = x[i]
+        y[i] = t if x[i] > -1.0 else 0.0  # ERR: read outside the branch, where Python may skip it
 
 
 def _bump(counts, k):

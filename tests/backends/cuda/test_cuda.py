@@ -503,3 +503,18 @@ def test_asserts_checked_at_run_time_are_refused_with_the_line():
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_cuda.py:\d+:.*an assert checked at run time .* not "
                        "supported by target='cuda'"):
         polyfuse.kernel(checked, target="cuda")(x, x.copy())
+
+
+def test_reads_of_a_maybe_unbound_local_are_refused_at_the_read():
+    """Python's UnboundLocalError is a run-time check (frontend/unbound_locals.py) the device
+    does not record: refused at the line of the read."""
+    def carried(x, y):
+        for i in range(x.shape[0]):
+            if x[i] > 0.5:
+                w = x[i]
+            y[i] += w
+
+    line = inspect.getsourcelines(carried)[1] + 4
+    with pytest.raises(polyfuse.UnsupportedError, match=rf"test_cuda.py:{line}:.*local variable 'w'.*UnboundLocalError"
+                       r".* not supported by target='cuda'"):
+        polyfuse.kernel(carried, target="cuda")(np.ones(4), np.zeros(4))
