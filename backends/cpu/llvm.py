@@ -71,6 +71,7 @@ from polyfuse.backends.cpu.parallel import (
 )
 from polyfuse.backends.cpu.phases import (
     Phase,
+    library_here,
     plan_phases,
     region_groups,
     region_level,
@@ -141,6 +142,7 @@ from polyfuse.options import (
     vector_bytes,
     vector_checks,
 )
+from polyfuse.runtime import threads
 from polyfuse.runtime.variant import address, evaluate_int
 
 _INIT_LOCK = threading.Lock()
@@ -432,7 +434,7 @@ class LLVMKernel:
             if self.stream_switches:
                 self.switch_streams(values)
             args = [self._value(p, values) for p in self.params]
-            if self.has_library:
+            if self.has_library():
                 run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
             else:
                 self._run_phases(args, values)
@@ -509,11 +511,17 @@ class LLVMKernel:
                 if self.on_objects is not None:
                     self.on_objects(self.artifact)
 
-    @functools.cached_property
     def has_library(self) -> bool:
-        """Has the kernel a product whose library's threads are a candidate (``Phase.library``):
-        its calls then choose one BLAS mode for all such products (``parallel.run_call``)."""
-        return any(c.phase.library for c in self.phases)
+        """Has the kernel, at the present polyfuse thread count, a product whose library's threads
+        are a candidate (``Phase.library``, ``phases.library_here``): its calls then choose one
+        BLAS mode for all such products (``parallel.run_call``)."""
+        return self._library_sites[threads.get_num_threads() > 1]
+
+    @functools.cached_property
+    def _library_sites(self) -> tuple[bool, bool]:
+        """``has_library`` on one polyfuse thread, then on more."""
+        return (any(library_here(c.phase, 1) for c in self.phases),
+                any(library_here(c.phase, 2) for c in self.phases))
 
     @contextlib.contextmanager
     def owning_index_flags(self):
@@ -727,7 +735,7 @@ class Launch:
         countdown = self.library_countdown()
         if countdown is not None:  # the calls a native entry ran since the last one here
             library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value, self.call_sizes)
-        if self.kernel.has_library:
+        if self.kernel.has_library():
             run_call(self.kernel, self.call_sizes, lambda: self._run_steps(args))
         else:
             self._run_steps(args)
@@ -749,7 +757,8 @@ class Launch:
     def library_keys(self) -> frozenset[tuple]:
         """The ``serial_key`` of each product whose library's threads are a candidate
         (``Phase.library``, ``parallel.BlasTimes``)."""
-        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running if c.phase.library)
+        workers = threads.get_num_threads()
+        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running if library_here(c.phase, workers))
         return frozenset(key for key in keys if key is not None)
 
     def library_countdown(self) -> ctypes.c_int64 | None:
