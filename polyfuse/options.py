@@ -585,6 +585,17 @@ def scale_after_product() -> bool:
     return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
 
 
+def product_sums() -> bool:
+    """``POLYFUSE_PRODUCT_SUMS``: a name bound to (or a return of) a matrix product kept whole
+    plus or minus an array (gemm's ``alpha * A @ B + beta * C``) writes the other term into the
+    result first and has ``?gemm`` add the product to it (``beta`` = 1; frontend/array_linalg.py
+    ``_product_sum``), where the sum has the product's shape and dtype: no temporary that the
+    product writes and a second pass reads back beside the other term.  It reassociates as BLAS
+    does (the term added before the product's partial sums, not after them; docs/subset.md,
+    *Matrix products*).  Default on; 0 stores the product, then the sum, as NumPy does."""
+    return env_flag("POLYFUSE_PRODUCT_SUMS", True)
+
+
 def blas_row_chunks_guarded() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``: a matrix product written as loops that sits under its
     nest's guard (PolyBench's gemm, 2mm, 3mm: ``if ni >= 1 and nj >= 1 and nk >= 1``) is cut by
