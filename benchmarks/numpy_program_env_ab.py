@@ -7,9 +7,12 @@ every output checked against NumPy's (rtol 1e-9).
         "old:POLYFUSE_BLAS_PLAIN_LIBRARY=0" "new:POLYFUSE_BLAS_PLAIN_LIBRARY=1"
     PRESET=large python benchmarks/numpy_program_env_ab.py gemm 6 "old:..." "new:..."
     SIZES="300 350 400 450 500" python benchmarks/numpy_program_env_ab.py products3 12 "old:..." "new:..."
+    python benchmarks/numpy_program_env_ab.py gemm,products2 10 \
+        "stored:POLYFUSE_PRODUCT_SUMS=0" "summed:POLYFUSE_PRODUCT_SUMS=1"
 
-Programs: ``polyfuse.bench.numpy_suite.PROGRAMS`` at ``PRESET`` (default "bench"), and
-``products3`` (``(A @ B) @ (C @ D)`` as three statements, 3mm's form; ``SIZES`` = ni nj nk nl nm).
+Programs: ``polyfuse.bench.numpy_suite.PROGRAMS`` at ``PRESET`` (default "bench"),
+``products3`` (``(A @ B) @ (C @ D)`` as three statements, 3mm's form; ``SIZES`` = ni nj nk nl nm)
+and ``products2`` (``alpha * A @ B @ C + beta * D``, 2mm's form; ``SIZES2`` = ni nj nk nl).
 Prints each contender's min, 25th percentile and median of the series' minima (wall ms).  Set
 ``POLYFUSE_DISABLE_CACHE=1``; on a loaded machine run it in an autogroup of its own at nice -20
 and give the load.  Session 39 (pf53).
@@ -36,8 +39,17 @@ def products3(A, B, C, D):
     return E @ F
 
 
+def products2(alpha, beta, A, B, C, D):
+    return alpha * A @ B @ C + beta * D
+
+
 def program(name: str):
     """(function, arguments) of a NumPy program."""
+    if name == "products2":  # (2mm's form and bench sizes: ni nj nk nl)
+        ni, nj, nk, nl = (int(x) for x in os.environ.get("SIZES2", "800 900 1100 1200").split())
+        rng = np.random.default_rng(1)
+        return products2, (1.5, 1.2, rng.random((ni, nk)), rng.random((nk, nj)), rng.random((nj, nl)),
+                           rng.random((ni, nl)))
     if name == "products3":
         ni, nj, nk, nl, nm = (int(x) for x in os.environ.get("SIZES", "300 350 400 450 500").split())
         rng = np.random.default_rng(1)

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
-from polyfuse.options import gemv_row_loops, integer_checks, scale_after_product
+from polyfuse.options import gemv_row_loops, integer_checks, product_sums, scale_after_product
 
 from .array_lapack import linalg_parts, lower_linalg
-from .array_sparse import sparse_product
+from .array_sparse import names_a_sparse_matrix, sparse_product
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
 from .checker import module_of, reassociable
 from .source import walk
@@ -69,7 +69,11 @@ class Contraction:
 # ---- entry points -----------------------------------------------------------------------------
 def lower_product(lw: Lowering, node: ast.expr) -> View | None:
     """The value of ``a @ b`` or of a product call (np.dot(...) and friends, ``a.dot(b)``,
-    ``dot(...)`` imported from numpy); None for any other node."""
+    ``dot(...)`` imported from numpy), or of a name's binding to such a product plus a term
+    (``_product_sum``); None for any other node."""
+    summed = _product_sum(lw, node)
+    if summed is not None:
+        return summed
     found = product_of(lw, node)
     return contract(lw, node, found) if isinstance(found, Contraction) else found
 
@@ -177,6 +181,19 @@ def _scaled_product(lw: Lowering, node: ast.expr, left: _Operand, right: _Operan
     float dtype kept whole for BLAS (``POLYFUSE_SCALE_AFTER_PRODUCT``, default on); it
     reassociates like BLAS itself (docs/subset.md).  ``np.dot`` and ``np.matmul`` of two
     matrices the same way.  None: NumPy's order."""
+    moved = _moved_factors(lw, left, right)
+    if moved is None:
+        return None
+    a, b, x, y = moved
+    alpha = _alpha(x, y)
+    if all(found is None or found[1][1].rank == 0 for found in (x, y)):
+        return _value(lw, node, _resolve(lw, node, matmul(lw, node, a, b)), alpha)
+    return _checked_product(lw, node, (a, b), ((x, "scale_a"), (y, "scale_b")), alpha)
+
+
+def _moved_factors(lw: Lowering, left: _Operand, right: _Operand) -> tuple | None:
+    """(a, b, x, y) where a factor of an operand moves onto the product (``_scaled_product``):
+    the plain arrays and each side's ``_factored`` (None for a side without one); else None."""
     if not (lw.products.blas and scale_after_product()) or (left.parts is None and right.parts is None):
         return None
     x = _factored(lw, left, "left")
@@ -185,14 +202,86 @@ def _scaled_product(lw: Lowering, node: ast.expr, left: _Operand, right: _Operan
     b = y[0] if y is not None else right.whole
     if (x is None and y is None) or not _worth_blas(a, b):
         return None
-    factors = [found[1] for found in (x, y) if found is not None]
-    scalars = [factor.element(()) for _, factor, _ in factors if factor.rank == 0]
+    return a, b, x, y
+
+
+def _alpha(*found) -> ast.expr | None:
+    """The product of the scalar factors of ``_factored``'s findings (None where there is none)."""
     alpha = None
-    for number in scalars:
+    for number in (f[1][1].element(()) for f in found if f is not None and f[1][1].rank == 0):
         alpha = number if alpha is None else ast.BinOp(alpha, ast.Mult(), number)
-    if all(factor.rank == 0 for _, factor, _ in factors):
-        return _value(lw, node, _resolve(lw, node, matmul(lw, node, a, b)), alpha)
-    return _checked_product(lw, node, (a, b), ((x, "scale_a"), (y, "scale_b")), alpha)
+    return alpha
+
+
+def _product_sum(lw: Lowering, node: ast.expr) -> View | None:
+    """``name = P + E`` (also ``E + P`` and ``P - E``; the final ``return`` of one binds a name
+    too) where ``P`` is a matrix times a matrix kept whole for BLAS (``alpha * A @ B``, the
+    scale ``?gemm``'s alpha): ``E`` written into the product's fresh result first, then one
+    ``MATMUL_CALL(..., accumulate=True)`` adds the product to it (``?gemm``'s beta = 1;
+    ``POLYFUSE_PRODUCT_SUMS``), where the sum has the product's shape and dtype.  The temporary
+    the product wrote and a second pass read back beside ``E`` goes away (gemm's ``alpha * A @ B
+    + beta * C``).  Only as the whole value of a binding: inside a larger expression
+    (``np.maximum(x @ W + b, 0)``) ``E`` would take a pass of its own before the product instead
+    of riding its consumer's.  No dependence to check: the result is an array allocated here,
+    which neither ``E`` nor the operands (lowered before it) can read.  None, nothing lowered,
+    for any other node."""
+    here = lw.here
+    if not (lw.products.blas and product_sums() and isinstance(node, ast.BinOp)
+            and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(here, ast.Assign)
+            and here.value is node and len(here.targets) == 1 and isinstance(here.targets[0], ast.Name)):
+        return None
+    if _is_matmul(node.left):
+        product, other, first = node.left, node.right, True
+    elif isinstance(node.op, ast.Add) and _is_matmul(node.right):
+        product, other, first = node.right, node.left, False
+    else:
+        return None
+    if names_a_sparse_matrix(lw, node):
+        return None  # frontend/array_sparse.py's
+    assert isinstance(product, ast.BinOp)
+    lw.changed = True
+    left, right = _operand(lw, product.left), _operand(lw, product.right)
+    moved = _moved_factors(lw, left, right)
+    if moved is not None and not all(found is None or found[1][1].rank == 0 for found in moved[2:]):
+        value = _scaled_product(lw, product, left, right)  # a factor per row or column: checked per call
+        assert value is not None, "_moved_factors found one"
+        term = lw.value(other)
+        return lw.binop(node, node.op, *((value, term) if first else (term, value)))
+    a, b, alpha = (moved[0], moved[1], _alpha(*moved[2:])) if moved is not None else (left.whole, right.whole, None)
+    s = _resolve(lw, product, matmul(lw, product, a, b))
+    term = lw.value(other)
+    folded = _folded_sum(lw, node, s, alpha, term, first)
+    if folded is not None:
+        return folded
+    value = _value(lw, product, s, alpha)
+    return lw.binop(node, node.op, *((value, term) if first else (term, value)))
+
+
+def _is_matmul(node: ast.expr) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)
+
+
+def _folded_sum(lw: Lowering, node: ast.BinOp, s: _Sum, alpha: ast.expr | None, term: View,
+                first: bool) -> View | None:
+    """``_product_sum``'s result where it folds: the term (``-0.0 + E``, ``-0.0 - E`` or
+    ``E + -0.0``: ``E``, or ``-E``, exactly, signed zeros kept) stored into a fresh array of the
+    product's shape and dtype, the product added to it.  None where the product is not a matrix
+    times a matrix on BLAS, or the term would change the sum's shape or dtype."""
+    shape = _blas_shape(lw, s)
+    if shape is None or shape.row is None or shape.col is None or shape.batch or term.picks:
+        return None
+    zero = View(s.out_extents, s.vtype, lambda idx: ast.Constant(-0.0))
+    rest = lw.binop(node, node.op, zero, term) if first else lw.binop(node, node.op, term, zero)
+    if rest.vtype != s.vtype or rest.rank != len(s.out_extents) or not all(
+            lw.equal_extents(mine, theirs) for mine, theirs in zip(rest.extents, s.out_extents)):
+        return None
+    dtype = lw.temp_dtype(node, rest)
+    array = lw.fresh("mm")
+    lw.allocate(array, s.out_extents, dtype)
+    result = leaf(array, s.out_extents, dtype)
+    lw.pre.extend(lw.nest(result.extents, lambda k: [ast.Assign([_store(result.element(k))], rest.element(k))]))
+    lw.pre.extend(_blas_into(lw, s, shape, result, alpha, accumulate=True))
+    return result
 
 
 def _checked_product(lw: Lowering, node: ast.expr, plain: tuple[View, View], found: tuple,
@@ -746,10 +835,11 @@ def _is_size(node: ast.Subscript) -> bool:
 
 
 def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View,
-               alpha: ast.expr | None = None) -> list[ast.stmt]:
-    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch[, alpha=...])``
-    statement (lifted by frontend.lift as a model/region.py ``Matmul``); an operand that computes
-    its elements (``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
+               alpha: ast.expr | None = None, accumulate: bool = False) -> list[ast.stmt]:
+    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch[, alpha=...][,
+    accumulate=True])`` statement (lifted by frontend.lift as a model/region.py ``Matmul``;
+    ``accumulate``: added to ``out``); an operand that computes its elements (``np.maximum(h,
+    0)``) is stored in a local array first, as NumPy does."""
     roles = (shape.row, shape.col, shape.k)
     names = [lw.fresh(stem) for stem in ("mr", "mc", "mk")]
     stack = [lw.fresh("mb") for _ in shape.batch]
@@ -763,6 +853,7 @@ def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View,
     extents = [s.extents[lab].node if lab is not None else ast.Constant(1) for lab in roles]
     batch = [ast.Tuple([ast.Constant(name), s.extents[lab].node], ast.Load()) for name, lab in zip(stack, shape.batch)]
     scale = [ast.keyword("alpha", copy.deepcopy(alpha))] if alpha is not None else []
+    scale += [ast.keyword("accumulate", ast.Constant(True))] if accumulate else []
     call = ast.Call(ast.Name(MATMUL_CALL, ast.Load()),
                     [out, *operands, *extents, *(ast.Constant(name) for name in names), *batch], scale)
     return [ast.Expr(call)]

@@ -100,6 +100,11 @@ def sparse_operand(lw: Lowering, node: ast.expr) -> SparseOperand | None:
     return _stored_operand(lw, node)
 
 
+def names_a_sparse_matrix(lw: Lowering, node: ast.expr) -> bool:
+    """Whether any name in ``node`` is a sparse matrix parameter (nothing lowered)."""
+    return any(_stored_operand(lw, n) is not None for n in walk(node) if isinstance(n, ast.Name))
+
+
 def _names_sparse(lw: Lowering, node: ast.expr) -> bool:
     """Whether ``sparse_operand`` would find a sparse matrix in ``node`` (nothing lowered)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):

@@ -177,6 +177,8 @@ class _RegionBuilder:
         lifter.region_vars.update(names)
         try:
             loads = [self.exprs.convert(sub) for sub in (a, b)]
+            if matmul_accumulates(call):  # (it reads its output too)
+                self.exprs.convert(out)
             assert isinstance(out, ast.Subscript), "written by array_linalg"
             array, index_aff = self.exprs.subscript(out, write=True)
         finally:
@@ -194,7 +196,7 @@ class _RegionBuilder:
         dtype = lifter.arrays[array].dtype
         alpha = matmul_alpha(call, lambda e: self.exprs.coerce(self.exprs.convert(e), VType(dtype, False)))
         product = scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
-                                          dtype, batch=batch), alpha)
+                                          dtype, accumulate=matmul_accumulates(call), batch=batch), alpha)
 
         def factor(sub: ast.expr, key: str) -> rg.Operand:
             load = self.exprs.convert(sub)
@@ -536,6 +538,13 @@ def matmul_alpha(call: ast.Call, convert) -> ir.Expr | None:
     return convert(given[0]) if given else None
 
 
+def matmul_accumulates(call: ast.Call) -> bool:
+    """A ``MATMUL_CALL``'s ``accumulate=True``: the product is added to ``out``, which it then
+    reads too (frontend.array_linalg ``_product_sum``)."""
+    return any(kw.arg == "accumulate" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+               for kw in call.keywords)
+
+
 def scaled_matmul(product: rg.Matmul, alpha: ir.Expr | None) -> rg.Matmul:
     """``product`` times ``alpha``: BLAS's alpha, and in its loops' term (``alpha * (a * b)``, each
     element's sum in index order as before, then scaled term by term)."""
@@ -613,9 +622,11 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     dtype = lifter.arrays[out_op.array].dtype
     exprs = lifter.expressions(scope)
     alpha = matmul_alpha(call, lambda e: exprs.coerce(exprs.convert(e), VType(dtype, False)))
+    accumulate = matmul_accumulates(call)
     product = scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype,
+                                      accumulate=accumulate,
                                       batch=tuple((name, extent.expr) for name, extent in batch)), alpha)
-    reads = [(a_text, None), (b_text, None)]
+    reads = [(a_text, None), (b_text, None)] + ([(out_text, None)] if accumulate else [])
     factors: set[str] = set()
 
     def factor(sub: ast.expr, key: str) -> rg.Operand:
@@ -636,7 +647,7 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     region = rg.Region(body=body, reason="matrix product (BLAS where the layout allows)",
                        line=lifter.source.span(node).line,
                        reads=tuple(sorted({a_op.array, b_op.array} | factors
-                                          | ({out_op.array} if lifter.guards else set()))),
+                                          | ({out_op.array} if lifter.guards or accumulate else set()))),
                        writes=(out_op.array,))
     return [lifter.add_region(node, region, scope, reads, [(out_text, None)])]
 

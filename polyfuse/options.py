@@ -608,6 +608,17 @@ def scale_after_product() -> bool:
     return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
 
 
+def product_sums() -> bool:
+    """``POLYFUSE_PRODUCT_SUMS``: a name bound to (or a return of) a matrix product kept whole
+    plus or minus an array (gemm's ``alpha * A @ B + beta * C``) writes the other term into the
+    result first and has ``?gemm`` add the product to it (``beta`` = 1; frontend/array_linalg.py
+    ``_product_sum``), where the sum has the product's shape and dtype: no temporary that the
+    product writes and a second pass reads back beside the other term.  It reassociates as BLAS
+    does (the term added before the product's partial sums, not after them; docs/subset.md,
+    *Matrix products*).  Default on; 0 stores the product, then the sum, as NumPy does."""
+    return env_flag("POLYFUSE_PRODUCT_SUMS", True)
+
+
 def blas_row_chunks_guarded() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``: a matrix product written as loops that sits under its
     nest's guard (PolyBench's gemm, 2mm, 3mm: ``if ni >= 1 and nj >= 1 and nk >= 1``) is cut by
@@ -627,12 +638,14 @@ def blas_plain_library() -> bool:
     already spinning there (NumPy programs gemm and mlp at the bench size, boosted, load 11: the
     rows 20.3 / 19.3 ms by their 25th percentile, the product whole on the library's threads 11.0
     / 12.6, NumPy 11.9 / 14.0; docs/performance.md, session 39).  Read at compile time (part of
-    the disk cache's key); 0 (the default) measures only the rows and one BLAS thread for them.
-    Off by default: measured only under load ~11 on a shared machine, and on one polyfuse thread
-    such a product then runs on one BLAS thread where NumPy runs it on the library's threads
-    (tests/backends/cpu/test_register_gemm.py ``test_row_gemm_takes_the_tiles_only_...``: other
-    bits than NumPy's ``A @ B``); a quiet A/B should decide (session 39, lead)."""
-    return env_flag("POLYFUSE_BLAS_PLAIN_LIBRARY", False)
+    the disk cache's key); 0 measures only the rows and one BLAS thread for them.  On one
+    polyfuse thread such a product runs as is, unmeasured (``Phase.plain``,
+    ``phases.library_here``): ``ROW_GEMM`` on the library's threads, NumPy's ``A @ B`` and its
+    bits (session 40; before, it was measured there between the library and one BLAS thread,
+    whose first call gave other bits than NumPy's).  Default on since session 40 (pl56: boosted
+    A/B at load 10-12, gemm's NumPy program 1.03-1.14x NumPy with it against 0.57-1.11x without,
+    attention 1.34-2.12x against 1.13-2.02x; docs/performance.md)."""
+    return env_flag("POLYFUSE_BLAS_PLAIN_LIBRARY", True)
 
 
 def gemv_row_loops() -> bool:

@@ -71,6 +71,7 @@ from polyfuse.backends.cpu.parallel import (
 )
 from polyfuse.backends.cpu.phases import (
     Phase,
+    library_here,
     phase_plan,
     region_groups,
     region_level,
@@ -434,7 +435,7 @@ class LLVMKernel:
             if self.stream_switches:
                 self.switch_streams(values)
             args = [self._value(p, values) for p in self.params]
-            if self.has_library:
+            if self.has_library():
                 run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
             else:
                 self._run_phases(args, values)
@@ -511,11 +512,17 @@ class LLVMKernel:
                 if self.on_objects is not None:
                     self.on_objects(self.artifact)
 
-    @functools.cached_property
     def has_library(self) -> bool:
-        """Has the kernel a product whose library's threads are a candidate (``Phase.library``):
-        its calls then choose one BLAS mode for all such products (``parallel.run_call``)."""
-        return any(c.phase.library for c in self.phases)
+        """Has the kernel, at the present polyfuse thread count, a product whose library's threads
+        are a candidate (``Phase.library``, ``phases.library_here``): its calls then choose one
+        BLAS mode for all such products (``parallel.run_call``)."""
+        return self._library_sites[threads.get_num_threads() > 1]
+
+    @functools.cached_property
+    def _library_sites(self) -> tuple[bool, bool]:
+        """``has_library`` on one polyfuse thread, then on more."""
+        return (any(library_here(c.phase, 1) for c in self.phases),
+                any(library_here(c.phase, 2) for c in self.phases))
 
     @contextlib.contextmanager
     def owning_index_flags(self):
@@ -728,7 +735,7 @@ class Launch:
     def __call__(self, args: list) -> None:
         countdown = self.library_countdown()
         self.disarm()
-        if self.kernel.has_library:
+        if self.kernel.has_library():
             run_call(self.kernel, self.call_sizes, lambda: self._run_steps(args))
         else:
             self._run_steps(args)
@@ -746,8 +753,8 @@ class Launch:
         measurement."""
         countdown = self.library_countdown()
         if countdown is not None and self._armed[0]:
-            library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value, self.call_sizes,
-                          workers=self._armed[1])
+            library_calls(self.kernel, self.library_keys(self._armed[1]), self._armed[0] - countdown.value,
+                          self.call_sizes, workers=self._armed[1])
             countdown.value = self._armed[0] = 0
 
     def _run_steps(self, args: list) -> None:
@@ -762,10 +769,13 @@ class Launch:
         params = self.kernel.params
         return tuple(self.sizes[params[k].name] for k in self.kernel.int_positions)
 
-    def library_keys(self) -> frozenset[tuple]:
-        """The ``serial_key`` of each product whose library's threads are a candidate
-        (``Phase.library``, ``parallel.BlasTimes``)."""
-        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running if c.phase.library)
+    def library_keys(self, workers: int | None = None) -> frozenset[tuple]:
+        """The ``serial_key`` of each product whose library's threads are a candidate on
+        ``workers`` polyfuse threads (the current count by default; ``Phase.library``,
+        ``phases.library_here``, ``parallel.BlasTimes``)."""
+        if workers is None:
+            workers = threads.get_num_threads()
+        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running if library_here(c.phase, workers))
         return frozenset(key for key in keys if key is not None)
 
     def library_countdown(self) -> ctypes.c_int64 | None:

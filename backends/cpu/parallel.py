@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from polyfuse.backends.cpu import native_team
 from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
-from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
+from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER, library_here
 
 from polyfuse.options import (
     blas_call_mode,
@@ -81,7 +81,7 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
         compiled.function(*args, 0, count)
         return
     workers = min(threads.get_num_threads(), count)
-    if phase.library:  # (on one polyfuse thread too: the library's threads or one BLAS thread)
+    if library_here(phase, workers):  # (on one polyfuse thread too, but for a plain product)
         run_blas_site(kernel, compiled, args, values, count, workers)
         return
     if phase.overlap:  # (each overlapped chunk at least a few times its warm-up)

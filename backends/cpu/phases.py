@@ -97,6 +97,10 @@ class Phase:
     # with ``blas_rows``: the library's own threads are a third mode the runtime measures (a site
     # that ran on them before it was cut: a product under its nest's guard, a matrix times a vector)
     library: bool = False
+    # with ``library``: a plain product (NumPy's ``x @ W``, ``POLYFUSE_BLAS_PLAIN_LIBRARY``) whose
+    # modes are measured only on more than one polyfuse thread (``library_here``): on one it runs
+    # as is, ``ROW_GEMM`` over all its rows, as NumPy's ``A @ B`` on the library's threads
+    plain: bool = False
     # with ``library``: runs at once with the next phase, another such product that shares no
     # array with it, where the call runs its products on polyfuse's rows (``pair_products``)
     pair: bool = False
@@ -319,8 +323,10 @@ def _phases(program: LoopProgram) -> list[Phase]:
         others = set().union(*(u for k, u in enumerate(used) if k != index))
         rows = row_chunked(program, node)
         if rows is not None:
+            site = library_mode(program, node)
+            plain = not site and blas_plain_library() and _kept_product(program, node) is not None
             phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True,
-                                row_weights=row_weights(program, node), library=library_mode(program, node)))
+                                row_weights=row_weights(program, node), library=site or plain, plain=plain))
             continue
         phase = _phase(index, node, others)
         if not phase.parallel and overlap_rows() and (plan := overlap_plan(program, node, _params_only)):
@@ -409,10 +415,10 @@ def library_mode(program: LoopProgram, node: Node) -> bool:
     """For a product ``row_chunked`` cuts: is it a site that would run whole on the library's
     threads without the cut (a plain product under its nest's guard, a matrix times a vector, a
     stack of products cut by its batch axis: ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``,
-    ``POLYFUSE_BLAS_STACK_CHUNKS``), or any other, NumPy's ``x @ W`` (``POLYFUSE_BLAS_PLAIN_LIBRARY``:
-    the rows need the team's helper woken on the other core, where OpenBLAS's workers may already
-    spin; gemm's and mlp's NumPy programs ran 0.57-0.89x NumPy on the rows under load, ~1.0x
-    with the library's threads measured too)?  There the runtime measures the
+    ``POLYFUSE_BLAS_STACK_CHUNKS``)?  (Any other, NumPy's ``x @ W``, is ``Phase.plain`` with
+    ``POLYFUSE_BLAS_PLAIN_LIBRARY``: the rows need the team's helper woken on the other core, where
+    OpenBLAS's workers may already spin; gemm's and mlp's NumPy programs ran 0.57-0.89x NumPy on
+    the rows under load, ~1.0x with the library's threads measured too.)  There the runtime measures the
     library's threads too, beside the rows on polyfuse's threads and one BLAS thread serially
     (backends/cpu/parallel.py ``BlasTimes``): OpenBLAS's threads reach 98% of its matmul on a
     quiet machine but collapse under load once its pool went idle (gesummv LARGE: 45.5 ms on its
@@ -424,7 +430,17 @@ def library_mode(program: LoopProgram, node: Node) -> bool:
     op = _kept_product(program, node)
     if op is None:
         return False
-    return bool(op.batch) or _is_one(op.cols) or not isinstance(node, StmtCall) or blas_plain_library()
+    return bool(op.batch) or _is_one(op.cols) or not isinstance(node, StmtCall)
+
+
+def library_here(phase: Phase, workers: int) -> bool:
+    """Are ``phase``'s BLAS modes measured (``Phase.library``) on ``workers`` polyfuse threads?
+    A plain product (``Phase.plain``) on one polyfuse thread is not: it runs as is, as NumPy's
+    ``A @ B`` does, on the library's threads (``ROW_GEMM``'s ``?gemm``, or the register tiles
+    where the product is small or the library on one thread), NumPy's bits; measured between the
+    library and one BLAS thread it ran its first call on one BLAS thread, other bits than
+    NumPy's, one core where NumPy uses two."""
+    return phase.library and (workers > 1 or not phase.plain)
 
 
 def _is_one(expr: ir.Expr) -> bool:

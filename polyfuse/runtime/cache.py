@@ -120,6 +120,7 @@ def cpu_key() -> str:
         phase_chains,
         prefetch_bytes,
         product_pairs,
+        product_sums,
         product_twins,
         rare_loops,
         reciprocal_quotients,
@@ -168,6 +169,7 @@ def cpu_key() -> str:
     math += " math-chains" if math_chains() else ""
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if integer_checks() else " float-checks"  # a frontend choice, keyed here too
+    scaled += "" if product_sums() else " product-sums-stored"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_scale_fold() else " scaling-kept"  # loop_products' choice, keyed here too

@@ -281,7 +281,7 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
         keys = keys - launch.library_keys()
         epochs.append((ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value))
     if keys and not keys <= kernel.serial_sizes:
-        if threads.get_num_threads() != 1 or (countdown is None and any(c.phase.library for c in kernel.phases)):
+        if threads.get_num_threads() != 1 or (countdown is None and kernel.has_library()):
             return None  # (a product whose library's threads are a candidate: measured on one thread too)
         epochs = [(ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value)]
     if checks is None or not all(type(v) is int for v in plan.tail):

@@ -131,3 +131,27 @@ def test_cuda_keeps_products_as_loops_and_the_name_is_reserved():
     _, kernel = _kernel(f"def k(A, B, x):\n    {MATMUL_CALL} = 1\n    return A\n")
     with pytest.raises(polyfuse.UnsupportedError, match="reserved"):
         kernel(RNG.random((2, 2)), RNG.random((2, 2)), RNG.random(2))
+
+
+
+@pytest.mark.parametrize("setting", ["1", "0"])
+def test_a_product_plus_a_term_is_summed_by_blas(monkeypatch, setting):
+    """``POLYFUSE_PRODUCT_SUMS`` (default on): a name bound to a matrix product kept whole plus a
+    term of its shape and dtype (gemm's ``a * A @ B + b * C``, a row broadcast on the left, a
+    difference) stores the term first and adds the product to it: the product's record reads
+    its own output (``?gemm``'s beta = 1).  ``C - A @ B`` and a sum inside a larger expression
+    keep the product's temporary.  NumPy's values on the Python target (the loops) and the CPU
+    (BLAS); 0: every product written, then the sums."""
+    monkeypatch.setenv("POLYFUSE_PRODUCT_SUMS", setting)
+    source = ("def k(A, B, C, a, b):\n    D = C[0] + A @ B\n"
+              "    return a * A @ B + b * C, D, A @ B - C.T, C - A @ B, np.maximum(A @ B + C, 0.0)\n")
+    A, B, C = RNG.standard_normal((40, 36)), RNG.standard_normal((36, 40)), RNG.standard_normal((40, 40))
+    for target in ("python", "cpu") if setting == "1" else ("cpu",):
+        fn, kernel = _kernel(source, target=target, cache=False)
+        for _ in range(2):
+            for got, want in zip(kernel(A, B, C, 1.5, -0.5), fn(A, B, C, 1.5, -0.5)):
+                np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        products = _matmuls(kernel, A, B, C, 1.5, -0.5)
+        assert len(products) == 5
+        folded = [p for p in products if p["may write"][0] in p["may read"]]
+        assert len(folded) == (3 if setting == "1" else 0), products

@@ -208,7 +208,7 @@ def test_the_knob(monkeypatch, forced, setting):
 
 @pytest.mark.parametrize("setting", ["1", "0"])
 def test_a_plain_product_measures_the_library_too(monkeypatch, forced, setting):
-    """``POLYFUSE_BLAS_PLAIN_LIBRARY`` (default off): a NumPy product ``A @ B`` kept whole and cut
+    """``POLYFUSE_BLAS_PLAIN_LIBRARY`` (default on): a NumPy product ``A @ B`` kept whole and cut
     by rows has the library's threads as a candidate (``Phase.library``), as a guarded one has;
     forced, every call runs there and gives NumPy's result.  0: only the rows and one BLAS thread,
     the forced mode not taken."""

@@ -327,14 +327,17 @@ def test_tiles_that_cannot_be_compiled_leave_the_product_to_blas(monkeypatch, ca
     assert "could not be compiled" in caplog.text
 
 
-def test_row_gemm_takes_the_tiles_only_with_the_library_on_one_thread(monkeypatch):
+@pytest.mark.parametrize("plain", ["1", "0"])
+def test_row_gemm_takes_the_tiles_only_with_the_library_on_one_thread(monkeypatch, plain):
     """The tiles run on the calling thread alone: with NumPy's OpenBLAS on two threads a product
     of ``THREADS_MIN_WORK`` multiply-adds or more through ``ROW_GEMM`` is its ``?dgemm`` (NumPy's
     own bits), under ``blas_on_one_thread`` the tiles (their address asked of the resolver once
     per kernel: counted here); a smaller one takes them at any count.  (Polyfuse on one thread:
-    the product runs as is, no mode measured.)"""
+    the product runs as is, no mode measured, with ``POLYFUSE_BLAS_PLAIN_LIBRARY`` too:
+    ``phases.library_here``.)"""
     from polyfuse.runtime.linalg_library import blas_on_one_thread, thread_count_functions
 
+    monkeypatch.setenv("POLYFUSE_BLAS_PLAIN_LIBRARY", plain)
     functions = thread_count_functions()
     if functions is None or not blas.blas_thread_counter():
         pytest.skip("needs NumPy's OpenBLAS, whose thread count polyfuse reads")
