@@ -136,6 +136,7 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options,
                            line=machine().line, transpose_side=transpose_tile_side(),
                            register_cache_budget=options.register_cache_budget(),
                            register_sums=options.register_sums(),
+                           register_narrower=options.register_narrower_tiles(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
             # scalars expanded so loops could be reordered: the dependences the scheduler

@@ -1246,6 +1246,12 @@ class Options:
             return 0
         return vector_bytes()
 
+    def register_narrower_tiles(self) -> bool:
+        """``POLYFUSE_REGISTER_NARROWER_TILES``: the columns of a register-tiled nest outside its
+        full tiles get tiles of half the width, down to one vector (schedule/tiling.py,
+        ``choose_register_tile``).  Default on; 0: they run the partial tiles' loops."""
+        return env_flag("POLYFUSE_REGISTER_NARROWER_TILES", True)
+
     def register_sums(self) -> int:
         """Vectors of sums a register tile keeps (``register_tile_sums``; 0: no register tiles)."""
         bytes_ = self.register_tile_bytes()
@@ -1323,6 +1329,8 @@ class Options:
                    else " noop_versions=off")
                 + ("" if self.register_cache_budget() or not self.register_tile_bytes()
                    else " register_cache_tiles=off")
+                + ("" if self.register_narrower_tiles() or not self.register_tile_bytes()
+                   else " register_narrower_tiles=off")
                 + (f" transpose_tiles={self.transpose_tile_budget()}/{machine().line}/{transpose_tile_side()}"
                    if self.target == "cpu" else "")
                 + ("" if pivot_rows() == PIVOT_ROWS or self.target == "cuda" else f" pivot_rows={pivot_rows()}")

@@ -9,7 +9,7 @@ by ``sign * var + shift`` on the shared dimension.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -36,6 +36,10 @@ class RegisterTile:
 
     sizes: tuple[int, ...]
     reductions: tuple[int, ...]
+    #: tile sizes of the innermost (vector) loop, widest first, for the points outside every full
+    #: tile of the wider sizes before it (the last one takes all that is left, partial tiles too):
+    #: a product of 24 float64 columns has no full 4 x 32 tile but a full 4 x 16 one
+    narrower: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,8 @@ def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Sc
     """
     reg = node.register_tile
     chain = perfect_chain_of(node, len(node.tile) or (len(reg.sizes) if reg is not None else 1))
+    if reg is not None and reg.narrower:
+        return _narrowing_schedules(node, chain, reg, domains, iterators, prefix, empty)
     pieces = [loop_pieces(loop, iterators) for loop in chain]
     bands: list[list[str]] = []  # outermost first
     if node.tile:
@@ -139,6 +145,53 @@ def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Sc
             inserted = inserted.insert_mark(isl.Id(_register_mark(reg)))
         schedule = inserted.get_schedule()
     return schedule
+
+
+def _narrowing_schedules(node: LoopNode, chain: list[LoopNode], reg: RegisterTile, domains,
+                         iterators, prefix, empty) -> isl.Schedule:
+    """The nest in a sequence of parts, one per width of its vector loop's register tiles: first
+    the points in full tiles of ``reg.sizes``, then those of the rest in full tiles of the next
+    width in ``reg.narrower``, and so on; the last part takes what is left.  Isolated full tiles
+    run with constant trips in registers; without the parts a product narrower than one tile
+    (16-31 float64 columns against 4 x 32 tiles) ran only the partial tiles' loops.  The parts
+    reorder the nest like its tiles do (the caller verifies the schedule)."""
+    widths = (reg.sizes[-1],) + reg.narrower
+    left = {name: domains[name] for name in node.statements}
+    parts = []
+    for n, width in enumerate(widths):
+        if n == len(widths) - 1:
+            part = left
+        else:
+            part = {name: _in_full_tiles(dom, chain[-1], name, iterators, width) for name, dom in left.items()}
+            left = {name: left[name].subtract(part[name]).coalesce() for name in left}
+        narrowed = dict(domains)
+        narrowed.update(part)
+        one = RegisterTile(reg.sizes[:-1] + (width,), reg.reductions)
+        parts.append(_tiled_schedule(replace(node, register_tile=one), narrowed, iterators, prefix, empty))
+    result = parts[0]
+    for later in parts[1:]:
+        result = result.sequence(later)
+    return result
+
+
+def _in_full_tiles(domain: isl.Set, loop: LoopNode, name: str, iterators, width: int) -> isl.Set:
+    """The points of ``domain`` (statement ``name``'s) whose tile of ``width`` along ``loop``'s
+    dimension (``sign * var + shift``, tiles aligned as ``_tile_pieces`` aligns them) lies
+    whole in ``domain``."""
+    member = next(m for m in loop.members if name in m.statements)
+    iters = iterators[name]
+    primed = [f"{v}_p" if v == member.var else v for v in iters]
+    sign = "" if loop.sign > 0 else "-"
+
+    def origin(v: str) -> str:
+        e = f"({sign}{v} + {member.shift})"
+        return f"({e} - {e} mod {width})"
+
+    same_tile = isl.Map(f"{{ {name}[{', '.join(iters)}] -> {name}[{', '.join(primed)}] : "
+                        f"{origin(member.var)} = {origin(member.var + '_p')} }}")
+    same_tile = same_tile.align_params(domain.get_space()).intersect_domain(domain)
+    outside = same_tile.subtract_range(domain).domain()
+    return domain.subtract(outside).coalesce()
 
 
 REGISTER_MARK = "register_tile"

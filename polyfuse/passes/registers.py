@@ -221,7 +221,7 @@ def _point_nest(node: Node) -> tuple[list[_PointLoop], list[StmtCall]] | None:
     points: list[_PointLoop] = []
     while isinstance(node, For):
         bound = exclusive_bound(node)
-        trip = None if bound is None or node.step != 1 else _constant(_minus(bound, node.init))
+        trip = None if bound is None or node.step != 1 else _constant(_minus(_atoms(bound), _atoms(node.init)))
         if trip is None or trip < 1:
             return None
         points.append(_PointLoop(node.iterator, node.init, trip))
@@ -314,6 +314,22 @@ def _constant(expr: ir.Expr) -> int | None:
     if form is None or any(k is not None and v != 0 for k, v in form.items()):
         return None
     return form.get(None, 0)
+
+
+def _atoms(expr: ir.Expr) -> ir.Expr:
+    """``expr`` with each non-affine part (``N % 32``) as a variable named by its text, so that a
+    trip ``(N - N % 32 + 16) - (N - N % 32)`` comes out constant: isl starts the narrower
+    register tiles of the columns left over by the wider ones there (schedule_tree
+    ``_narrowing_schedules``)."""
+    if isinstance(expr, (ir.Const, ir.Var)) or expr is _NOT_AFFINE:
+        return expr
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        return replace(expr, operand=_atoms(expr.operand))
+    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*"):
+        return replace(expr, lhs=_atoms(expr.lhs), rhs=_atoms(expr.rhs))
+    if any(e is _NOT_AFFINE for e in ir.walk(expr)):
+        return expr
+    return ir.Var(f"({ir.to_python(expr)})", ir.INT)
 
 
 def _minus(a: ir.Expr, b: ir.Expr) -> ir.Expr:

@@ -69,7 +69,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     parallel: bool = True, serial_fusion: bool = True,
                     chunked_sums: bool = False, pivot_block: int = 0, transpose_budget: int = 0,
                     line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0,
-                    register_sums: int = REGISTER_TILE_VECTORS) -> ScheduleResult:
+                    register_sums: int = REGISTER_TILE_VECTORS, register_narrower: bool = True) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
@@ -83,7 +83,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     copies between an array and its transpose may touch (0: such nests stay untiled);
     ``transpose_side`` fixes its side.  ``register_cache_budget``: bytes of the cache tiles a
     register-tiled nest gets where it has none (0: none); ``register_sums``: the vectors of sums
-    a register tile holds."""
+    a register tile holds; ``register_narrower``: narrower tiles for the columns outside full ones."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -95,7 +95,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                              serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums)
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget, vector_bytes, transpose_budget, line, transpose_side,
-                            register_cache_budget, register_sums)
+                            register_cache_budget, register_sums, register_narrower)
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling

@@ -179,6 +179,8 @@ class RegisterTileChoice:
     sizes: tuple[int, ...]
     reductions: tuple[str, ...]
     reason: str
+    #: the vector loop's narrower tile sizes for columns outside the full tiles (RegisterTile.narrower)
+    narrower: tuple[int, ...] = ()
 
 
 #: vectors of sums a tile holds where the caller gives none (half of AVX2's 16 registers);
@@ -188,7 +190,7 @@ UNROLL = 4  # rows of a register tile (the loop next to the vector loop)
 
 
 def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes: int,
-                         sums: int = REGISTER_TILE_VECTORS) -> RegisterTileChoice | None:
+                         sums: int = REGISTER_TILE_VECTORS, narrower: bool = True) -> RegisterTileChoice | None:
     """Outputs of the nest tiled in registers around its reduction loops, or None.
 
     The innermost loop must index the last subscript of every write with stride 1 (the vector
@@ -197,7 +199,11 @@ def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes:
     loaded is used several times: one-row tiles only save an L1 load and store and lose the
     row-wise streaming order.  Wider rows pay where registers allow (``sums`` 16 with AVX-512's
     32): each term of a row is one broadcast for all its vectors' multiplies and adds
-    (docs/performance.md, *Session 40 (gm56)*).
+    (docs/performance.md, *Session 40 (gm56)*).  The column count is a parameter, so with
+    ``narrower`` the columns outside full tiles get tiles of half the width, down to one vector
+    (``RegisterTile.narrower``): 24 float64 columns have no full 4 x 32 tile but one 4 x 16 and
+    one 4 x 8 (docs/performance.md, *Session 40 (gm56b)*); not where the columns' range depends
+    on another loop of the nest (a triangle).
     The tile must be promotable to registers (polyfuse.registers): each written array is read
     only at the written element, and the tile's extent does not depend on the reduction loops.
     """
@@ -225,9 +231,15 @@ def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes:
     rows = max(1, min(UNROLL, sums // vectors))
     sizes = {vector: vectors * lanes, outputs[-2]: rows}
     chosen = tuple(sizes.get(v, 1) for v in loops)
+    # narrower tiles only for columns whose range does not depend on the other loops: where it
+    # does (covariance's j >= i), the tiles along the diagonal are not full at any width and the
+    # parts' sets kept isl from isolating the full tiles of the widest
+    narrower = narrower and not _coupled(stmts, (vector,), tuple(v for v in loops if v != vector))
+    halves = tuple(lanes * (vectors >> n) for n in range(1, vectors.bit_length())) if narrower else ()
+    rest = f"; the columns outside full tiles in tiles {', '.join(map(str, halves))} wide" if halves else ""
     return RegisterTileChoice(loops, chosen, reductions,
                               f"outputs kept in {rows * vectors} vector registers across "
-                              f"{', '.join(reductions)}")
+                              f"{', '.join(reductions)}{rest}", halves)
 
 
 def _reads_only_written_elements(stmts) -> bool:
@@ -256,7 +268,7 @@ def _coupled(stmts, reductions, tiled) -> bool:
 
 
 def register_tile_of(choice: RegisterTileChoice):
-    return RegisterTile(choice.sizes, tuple(choice.loops.index(v) for v in choice.reductions))
+    return RegisterTile(choice.sizes, tuple(choice.loops.index(v) for v in choice.reductions), choice.narrower)
 
 
 def register_tileable(scop, node, vector_bytes: int) -> bool:
@@ -315,13 +327,14 @@ class TilingPass:
 
     def __init__(self, scop, deps, budget_bytes: int, vector_bytes: int = 0, transpose_budget: int = 0,
                  line: int = 64, transpose_side: int = 0, register_cache_budget: int = 0,
-                 register_sums: int = REGISTER_TILE_VECTORS) -> None:
+                 register_sums: int = REGISTER_TILE_VECTORS, register_narrower: bool = True) -> None:
         self.scop = scop
         self.deps = deps
         self.budget = budget_bytes
         #: bytes the cache tiles around a register-tiled nest may use (0: none unless ``budget``)
         self.register_cache_budget = register_cache_budget
         self.register_sums = register_sums  # vectors of sums per register tile
+        self.register_narrower = register_narrower  # narrower tiles for the columns outside full ones
         self.vector_bytes = vector_bytes
         self.transpose_budget = transpose_budget  # bytes of L1 a transposing copy's tile may use (0: off)
         self.line = line
@@ -366,7 +379,8 @@ class TilingPass:
         if node.tile and len(chain) != len(node.tile):
             return None
         loops = tuple(c.members[0].var for c in chain)
-        choice = choose_register_tile(self.scop, loops, node.statements, self.vector_bytes, self.register_sums)
+        choice = choose_register_tile(self.scop, loops, node.statements, self.vector_bytes, self.register_sums,
+                                      self.register_narrower)
         if choice is None:
             return None
         cached = self.cache_around_registers(node, loops)

@@ -78,8 +78,11 @@ def test_register_tiles_are_reported_apart_from_the_kernels_own_arrays():
     C, A, B = _operands(rng, 8, 5, 32)
     memory = polyfuse.kernel(matmul, blas=False).local_memory(C, A, B)
     assert memory["allocated"] == {} and memory["declared"] == {}
-    sums = polyfuse.options.register_tile_sums(polyfuse.options.vector_bytes())
-    assert sorted(memory["register tiles"].values()) == [sums * polyfuse.options.vector_bytes()]
+    vector_bytes = polyfuse.options.vector_bytes()
+    vectors = max(2, polyfuse.options.register_tile_sums(vector_bytes) // 4)
+    # 4 rows of the full width, then of each narrower one (the columns outside full tiles)
+    widths = [vectors >> n for n in range(vectors.bit_length())]
+    assert sorted(memory["register tiles"].values()) == sorted(4 * w * vector_bytes for w in widths)
 
 
 @pytest.mark.parametrize("sums", ["", "8", "16"])
@@ -175,6 +178,30 @@ def test_register_tiles_sit_in_cache_tiles_and_prefer_the_widest_vectors(monkeyp
         matmul(expected, A, B)
         kernel(C, A, B)
         assert np.array_equal(C, expected)
+
+
+@pytest.mark.parametrize("knob", ["1", "0"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_columns_outside_full_tiles_get_narrower_register_tiles(monkeypatch, knob, dtype):
+    """The column count is a parameter: a product of 24 float64 columns has no full 4 x 32 tile,
+    so its columns run in a 4 x 16 and a 4 x 8 tile (float32: 24 columns, one 4 x 16 tile and
+    the partial loops), each kept in registers (``POLYFUSE_REGISTER_NARROWER_TILES``; 0: the
+    partial tiles' loops only).  Bitwise the Python function's results, for column counts on
+    and off every width."""
+    monkeypatch.setenv("POLYFUSE_REGISTER_NARROWER_TILES", knob)
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    monkeypatch.setenv("POLYFUSE_REGISTER_TILE_SUMS", "16")
+    rng = np.random.default_rng(9)
+    kernel = polyfuse.kernel(matmul, blas=False)
+    lanes = 64 // np.dtype(dtype).itemsize
+    for nj in (3, 8, 24, 40, 57):
+        C, A, B = _operands(rng, 11, 5, nj, dtype)
+        expected = C.copy()
+        matmul(expected, A, B)
+        kernel(C, A, B)
+        assert np.array_equal(C, expected)
+    shapes = {r["shape"] for r in _register_tiles(kernel, C, A, B) if "local" in r}
+    assert shapes == ({(4, 4 * lanes), (4, 2 * lanes), (4, lanes)} if knob == "1" else {(4, 4 * lanes)})
 
 
 @settings(max_examples=25, deadline=None)

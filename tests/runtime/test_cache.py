@@ -138,7 +138,8 @@ def test_the_cache_sizes_time_tiling_reads_are_part_of_the_key(cache_dir, monkey
                                   "POLYFUSE_RECIPROCAL_QUOTIENTS", "POLYFUSE_ONE_ROW_COPY",
                                   "POLYFUSE_ROW_HEADS_ALIKE", "POLYFUSE_STACK_ROW_GEMM",
                                   "POLYFUSE_TILED_LOAD_PRE", "POLYFUSE_RARE_LOOPS", "POLYFUSE_LAZY_STREAMS",
-                                  "POLYFUSE_REGISTER_TILES_WIDE", "POLYFUSE_REGISTER_CACHE_TILES"])
+                                  "POLYFUSE_REGISTER_TILES_WIDE", "POLYFUSE_REGISTER_CACHE_TILES",
+                                  "POLYFUSE_REGISTER_NARROWER_TILES"])
 def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypatch, knob):
     """These knobs change the machine code an entry stores: one entry per setting."""
     monkeypatch.delenv(knob, raising=False)

@@ -81,8 +81,9 @@ PRIVATE = {
     "attention_rows": dict(nq=7, nk=9, d=5, dv=6),
     "softmax": dict(rows=23, cols=9),
     "conv_bn_relu": dict(nb=3, ci=2, co=3, h=6, w=7),
-    # (rows for several of the register tiles' cache tiles: 128 or fewer rows each)
-    "gemm": dict(ni=260, nj=34, nk=5),
+    # (rows for several of the register tiles' cache tiles: 128 or fewer rows each; gemm's
+    # columns for a register tile of each width, 32 + 16 + 8 float64, so each width's phase has work)
+    "gemm": dict(ni=260, nj=56, nk=5),
     "covariance": dict(m=260, n=6),
 }
 #: exp in a parallel loop is the inline polynomial (vector_math, within 1 ulp of libm): bitwise
