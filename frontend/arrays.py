@@ -714,13 +714,14 @@ class Lowering:
             found = foreign.get(id(node))
             return found[1] if found is not None and found[0] is node else None
 
-        own = {id(n): origin(n) for n in walk(stmt)}
+        own: dict[int, KernelSource | None] = {}
         spans: dict[tuple, list[KernelSource | None]] = {}
-        for n in walk(stmt):
+        for n in walk(stmt):  # (one walk: each node's origin, and the origins of each span)
+            found = own[id(n)] = origin(n)
             if isinstance(n, (ast.expr, ast.stmt)):
                 at = spans.setdefault((type(n), location_key(n)), [])
-                if all(o is not origin(n) for o in at):
-                    at.append(origin(n))
+                if all(o is not found for o in at):
+                    at.append(found)
         here = own[id(stmt)]
         out = []
         for node in made:
