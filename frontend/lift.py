@@ -86,6 +86,7 @@ from .opaque import (
 )
 from .returns import (
     KIND_LETTERS,
+    PYTHON_ZEROS,
     SAVED,
     STRONG,
     Inherited,
@@ -123,7 +124,6 @@ class Scope:
     domain: isl.Set = field(compare=False)
 
 
-_PYTHON_ZEROS = (0, 0.0, False, 0j)  # a Python number of each kind (1 to 4: returns.KIND_LETTERS)
 _DTYPES = {"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
            "bool", "complex64", "complex128"}
 
@@ -589,7 +589,7 @@ class Lifter:
             if t is None or np.dtype(t.dtype).kind not in KIND_LETTERS:
                 return None
             kind = fixed.get(name) or (self._stand_in_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
-            weak[name] = _PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
+            weak[name] = PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
 
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):
