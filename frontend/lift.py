@@ -106,6 +106,7 @@ from .returns import (
     monotone_op,
     pushed_choice,
     python_kind,
+    refuse_dtype_by_kind,
     value_kind,
 )
 from .rewrite import rewrite
@@ -434,11 +435,16 @@ class Lifter:
             return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
+        if isinstance(target, ast.Name) and not value.weak:
+            refuse_dtype_by_kind(self, node.value, scope)
         return self.assign(node, target, value, scope, lifter)
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
         value = lifter.augmented(node)
+        if isinstance(node.target, ast.Name) and not value.weak:  # t += s: t + s
+            target = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+            refuse_dtype_by_kind(self, ast.copy_location(ast.BinOp(target, node.op, node.value), node), scope)
         return self.assign(node, node.target, value, scope, lifter)
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,

@@ -340,7 +340,7 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
             flag = _lift_scalar(lifter, node, ast.copy_location(ast.Name(STRONG + value.id, ast.Load()), value),
                                 scope, nodes)
             return dataclasses.replace(returned, strong_flag=flag.name)
-    _refuse_dtype_by_kind(lifter, value, scope)
+    refuse_dtype_by_kind(lifter, value, scope)
     returned = _lift_scalar(lifter, node, value, scope, nodes)
     if isinstance(value, ast.Name) or returned.strong_types:
         return returned
@@ -357,9 +357,9 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
 _PYTHON_KINDS = ("int", "float", "pybool", "complex")  # Returned.pytype of a weak value
 
 
-def _refuse_dtype_by_kind(lifter, value: ast.expr, scope) -> None:
-    """Refuse a returned value whose NumPy dtype depends on which Python number a flagged local
-    holds: ``return B[0] + s`` of ``s = 0`` then ``s += 0.5`` in a loop of no iteration is
+def refuse_dtype_by_kind(lifter, value: ast.expr, scope) -> None:
+    """Refuse a returned value, or a value assigned to a local (``t = b[0] + s``, then ``return
+    t``), whose NumPy dtype depends on which Python number a flagged local holds: ``return B[0] + s`` of ``s = 0`` then ``s += 0.5`` in a loop of no iteration is
     Python's np.int64 (np.float64 where the loop ran), but the kernel types ``s`` as a float
     and returned np.float64(3.0) for np.int64(3) (cz56, mix_fuzz seed 40012). The flags follow
     a value's kind (Python or NumPy), not its dtype."""
@@ -378,7 +378,7 @@ def _refuse_dtype_by_kind(lifter, value: ast.expr, scope) -> None:
             if not converted.weak:
                 dtypes.add(converted.dtype)
         if len(dtypes) > 1:
-            raise lifter.error(value, f"a returned value whose NumPy dtype depends on whether local {name!r} "
+            raise lifter.error(value, f"a value whose NumPy dtype depends on whether local {name!r} "
                                f"holds a Python int or a Python float ({' or '.join(sorted(dtypes))}); "
                                f"give {name!r} one kind (e.g. start it at 0.0)", "returned value")
 
