@@ -87,6 +87,7 @@ from .opaque import (
 )
 from .returns import (
     KIND_LETTERS,
+    PYTHON_ZEROS,
     SAVED,
     STRONG,
     Inherited,
@@ -106,6 +107,7 @@ from .returns import (
     monotone_op,
     pushed_choice,
     python_kind,
+    refuse_dtype_by_kind,
     value_kind,
 )
 from .rewrite import rewrite
@@ -124,7 +126,6 @@ class Scope:
     domain: isl.Set = field(compare=False)
 
 
-_PYTHON_ZEROS = (0, 0.0, False, 0j)  # a Python number of each kind (1 to 4: returns.KIND_LETTERS)
 _DTYPES = {"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
            "bool", "complex64", "complex128"}
 
@@ -435,11 +436,16 @@ class Lifter:
             return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
+        if isinstance(target, ast.Name) and not value.weak:
+            refuse_dtype_by_kind(self, node.value, scope)
         return self.assign(node, target, value, scope, lifter)
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
         value = lifter.augmented(node)
+        if isinstance(node.target, ast.Name) and not value.weak:  # t += s: t + s
+            target = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+            refuse_dtype_by_kind(self, ast.copy_location(ast.BinOp(target, node.op, node.value), node), scope)
         return self.assign(node, node.target, value, scope, lifter)
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
@@ -590,7 +596,7 @@ class Lifter:
             if t is None or np.dtype(t.dtype).kind not in KIND_LETTERS:
                 return None
             kind = fixed.get(name) or (self._stand_in_kind(name) if name != own else None)  # (t = 3 of a float t: 0)
-            weak[name] = _PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
+            weak[name] = PYTHON_ZEROS[(kind or python_kind(t.dtype)) - 1]
 
         class _Weak(ast.NodeTransformer):
             def visit_Name(self, n: ast.Name):

@@ -18,6 +18,7 @@ import dataclasses
 
 import numpy as np
 
+from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import ArrayInfo, Returned, ReturnValue
 
@@ -35,6 +36,7 @@ def weak_kind(dtype: str) -> str:
 
 
 KIND_LETTERS = "ifbc"  # a flag's kinds 1 to 4: a Python int, float, bool, complex (0: a NumPy scalar)
+PYTHON_ZEROS = (0, 0.0, False, 0j)  # a Python number of each of those kinds
 
 
 def python_kind(dtype: str) -> int:
@@ -338,6 +340,7 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
             flag = _lift_scalar(lifter, node, ast.copy_location(ast.Name(STRONG + value.id, ast.Load()), value),
                                 scope, nodes)
             return dataclasses.replace(returned, strong_flag=flag.name)
+    refuse_dtype_by_kind(lifter, value, scope)
     returned = _lift_scalar(lifter, node, value, scope, nodes)
     if isinstance(value, ast.Name) or returned.strong_types:
         return returned
@@ -352,6 +355,40 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
 
 
 _PYTHON_KINDS = ("int", "float", "pybool", "complex")  # Returned.pytype of a weak value
+
+
+def refuse_dtype_by_kind(lifter, value: ast.expr, scope) -> None:
+    """Refuse a returned value, or a value assigned to a local (``t = b[0] + s``, then ``return
+    t``), whose NumPy dtype depends on which Python number a flagged local holds: ``return B[0] + s`` of ``s = 0`` then ``s += 0.5`` in a loop of no iteration is
+    Python's np.int64 (np.float64 where the loop ran), but the kernel types ``s`` as a float
+    and returned np.float64(3.0) for np.int64(3) (cz56, mix_fuzz seed 40012). The flags follow
+    a value's kind (Python or NumPy), not its dtype."""
+    names = sorted({n.id for n in walk(value) if isinstance(n, ast.Name) and n.id in lifter.flagged})
+    for name in names:
+        kinds = lifter.flag_python_kinds(name)
+        if len(kinds) < 2:
+            continue
+        dtypes = set()
+        for kind in kinds:
+            alternative = _with_constant(value, name, PYTHON_ZEROS[kind - 1])
+            try:
+                converted = lifter.expressions(scope).convert(alternative)
+            except UnsupportedError:
+                return  # (the value itself is refused, or converts only as it is)
+            if not converted.weak:
+                dtypes.add(converted.dtype)
+        if len(dtypes) > 1:
+            raise lifter.error(value, f"a value whose NumPy dtype depends on whether local {name!r} "
+                               f"holds a Python int or a Python float ({' or '.join(sorted(dtypes))}); "
+                               f"give {name!r} one kind (e.g. start it at 0.0)", "returned value")
+
+
+def _with_constant(expr: ast.expr, name: str, number) -> ast.expr:
+    """``expr`` with each read of ``name`` replaced by the constant ``number``."""
+    class _Replace(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name):
+            return ast.copy_location(ast.Constant(number), n) if n.id == name else n
+    return _Replace().visit(copy.deepcopy(expr))
 
 
 def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -> Returned:

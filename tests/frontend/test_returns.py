@@ -609,7 +609,24 @@ def element_or_bool_past_a_kept_loop(x):
     return t
 
 
+def int_element_plus_int_or_float(n, b):
+    s = 0  # a Python int, or a float where the loop runs: b[0] + s is np.int64 or np.float64
+    for i in range(n - 2):
+        s += 0.5
+    return b[0] + s
+
+
+def int_element_plus_int_or_float_copied(n, b):
+    s = 0
+    for i in range(n - 2):
+        s += 0.5
+    t = b[0] + s  # np.int64 where s is the Python int: Python returns t's type
+    return t
+
+
 @pytest.mark.parametrize("fn, args, words", [
+    (int_element_plus_int_or_float, (1, np.arange(3)), "NumPy dtype depends on whether local 's'"),
+    (int_element_plus_int_or_float_copied, (1, np.arange(3)), "NumPy dtype depends on whether local 's'"),
     (element_or_bool_past_a_kept_loop, (np.zeros(3),), "np.bool here and a np.float64 elsewhere"),
     (full_without_value, (np.zeros(3),), "np.full with other than (shape, value, dtype) arguments"),
     (like_of_scalar, (np.zeros(3),), "is not an array argument or local array"),

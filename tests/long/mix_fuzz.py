@@ -321,6 +321,14 @@ def quiet(fn, args):
         return fn(*args)
 
 
+def beyond_int64(value) -> bool:
+    """A returned Python int outside int64: docs/subset.md (*Integer dtypes*) says compiled
+    code holds Python int locals as int64, so such a call has no int64 answer to compare."""
+    if isinstance(value, tuple):
+        return any(beyond_int64(v) for v in value)
+    return type(value) is int and not -2**63 <= value < 2**63
+
+
 def same(expected, actual, tol: float, label: str) -> str:
     if isinstance(expected, tuple):
         if not isinstance(actual, tuple) or len(actual) != len(expected):
@@ -418,6 +426,8 @@ def main(argv: list[str]) -> int:
                 try:
                     expected = quiet(fn, plain)
                 except Exception:  # noqa: BLE001 - the plain function raised: nothing to compare
+                    continue
+                if beyond_int64(expected):  # a documented divergence: compiled Python ints are int64
                     continue
                 cases.append((f"n={n} dtypes={dtypes}", args, (*plain, expected)))
             if not cases:
