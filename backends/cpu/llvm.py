@@ -516,7 +516,10 @@ class LLVMKernel:
         """Has the kernel, at the present polyfuse thread count, a product whose library's threads
         are a candidate (``Phase.library``, ``phases.library_here``): its calls then choose one
         BLAS mode for all such products (``parallel.run_call``)."""
-        return self._library_sites[threads.get_num_threads() > 1]
+        one, more = self._library_sites
+        if one == more:  # the count cannot change the answer: do not ask for it
+            return one
+        return more if threads.get_num_threads() > 1 else one
 
     @functools.cached_property
     def _library_sites(self) -> tuple[bool, bool]:
@@ -773,9 +776,12 @@ class Launch:
         """The ``serial_key`` of each product whose library's threads are a candidate on
         ``workers`` polyfuse threads (the current count by default; ``Phase.library``,
         ``phases.library_here``, ``parallel.BlasTimes``)."""
+        candidates = [c for c in self._running if c.phase.library]
+        if not candidates:  # no product: do not ask for the thread count
+            return frozenset()
         if workers is None:
             workers = threads.get_num_threads()
-        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running if library_here(c.phase, workers))
+        keys = (self.kernel.serial_key(c, self.sizes) for c in candidates if library_here(c.phase, workers))
         return frozenset(key for key in keys if key is not None)
 
     def library_countdown(self) -> ctypes.c_int64 | None:
