@@ -1249,8 +1249,9 @@ class Options:
     def register_narrower_tiles(self) -> bool:
         """``POLYFUSE_REGISTER_NARROWER_TILES``: the columns of a register-tiled nest outside its
         full tiles get tiles of half the width, down to one vector (schedule/tiling.py,
-        ``choose_register_tile``).  Default on; 0: they run the partial tiles' loops."""
-        return env_flag("POLYFUSE_REGISTER_NARROWER_TILES", True)
+        ``choose_register_tile``).  Default off (session 40: the parts cost isl's AST generation
+        ~3x the compile of such nests, 2mm with ``blas=False`` 0.64 -> 2.1 s); 1: on."""
+        return env_flag("POLYFUSE_REGISTER_NARROWER_TILES", False)
 
     def register_sums(self) -> int:
         """Vectors of sums a register tile keeps (``register_tile_sums``; 0: no register tiles)."""

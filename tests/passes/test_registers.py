@@ -73,7 +73,8 @@ def test_matmul_gets_a_register_tile_kept_in_a_local_array(target):
     assert np.array_equal(C, expected)  # the same operations in the same order
 
 
-def test_register_tiles_are_reported_apart_from_the_kernels_own_arrays():
+def test_register_tiles_are_reported_apart_from_the_kernels_own_arrays(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_REGISTER_NARROWER_TILES", "1")  # default off: a tile of each width
     rng = np.random.default_rng(1)
     C, A, B = _operands(rng, 8, 5, 32)
     memory = polyfuse.kernel(matmul, blas=False).local_memory(C, A, B)
