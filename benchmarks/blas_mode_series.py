@@ -27,6 +27,7 @@ import time
 os.environ.setdefault("POLYFUSE_DISABLE_CACHE", "1")
 
 import numpy as np  # noqa: E402
+from knobs import knobs_set  # noqa: E402  (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse  # noqa: E402
 from polyfuse.bench import measure, suite  # noqa: E402
@@ -51,28 +52,20 @@ class Contender:
         self.last: list = []
 
     def series(self, inputs, repeats: int) -> None:
-        saved = {k: os.environ.get(k) for k in self.env}
-        os.environ.update(self.env)
-        times = blas_call_times(self.backend) if self.backend is not None else None
-        before = dict(times.tally) if times is not None else {}
-        calls, position = self.calls, [0]
+        with knobs_set(self.env):
+            times = blas_call_times(self.backend) if self.backend is not None else None
+            before = dict(times.tally) if times is not None else {}
+            calls, position = self.calls, [0]
 
-        def timed(*args):
-            began = time.perf_counter()
-            out = self.fn(*args)
-            calls.append(time.perf_counter() - began)
-            self.by_position.setdefault(position[0], []).append(calls[-1])
-            position[0] += 1
-            return out
+            def timed(*args):
+                began = time.perf_counter()
+                out = self.fn(*args)
+                calls.append(time.perf_counter() - began)
+                self.by_position.setdefault(position[0], []).append(calls[-1])
+                position[0] += 1
+                return out
 
-        try:
             best, _ = measure.best_time(timed, inputs, repeats, 0.0, last=self.last)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
         self.minima.append(best)
         if times is not None:
             for mode, n in times.tally.items():
@@ -81,19 +74,11 @@ class Contender:
 
 
 def measured(spec, inputs, env):
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with knobs_set(env):
         kernel = polyfuse.kernel(spec.func, cache=False)
         backend = kernel.compile(*fresh(inputs)).backend
         kernel(*fresh(inputs))
         warm_up(kernel, inputs, trials=backend.in_trials)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return kernel, backend
 
 

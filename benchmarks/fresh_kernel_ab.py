@@ -25,6 +25,7 @@ import sys
 os.environ.setdefault("POLYFUSE_DISABLE_CACHE", "1")
 
 import numpy as np  # noqa: E402
+from knobs import knobs_set  # noqa: E402  (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse  # noqa: E402
 from polyfuse.bench import measure, suite  # noqa: E402
@@ -35,19 +36,11 @@ from polyfuse.runtime import threads  # noqa: E402
 def one_side(spec, inputs, env: dict[str, str], repeats: int) -> tuple[float, dict[str, int], list]:
     """np/pf of one fresh kernel as the bench measures it, its timed calls' BLAS modes, and its
     last timed call's arguments."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with knobs_set(env):
         kernel = polyfuse.kernel(spec.func, cache=False)
         variant = kernel.compile(*fresh(inputs))
         kernel(*fresh(inputs))
         measure.warm_up(kernel, inputs, trials=variant.backend.in_trials)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     before = blas_tallies(variant)
     last: list = []
     measure.best_time(kernel, inputs, repeats, 0.0, last=last)
